@@ -1,0 +1,72 @@
+/* The kernels' view of a problem: padded to 3 spatial dims, layouts as strides. */
+#include "problem_internal.h"
+
+#include <string.h>
+
+/* Logical shape [d0, d1, s0, s1, s2] with the problem's dims placed last and leading 1s. */
+static void padded_shape(int64_t d0, int64_t d1, const int64_t *spatial, int32_t dims,
+                         int64_t shape[5]) {
+    shape[0] = d0;
+    shape[1] = d1;
+    for (int j = 0; j < 3; ++j) {
+        const int t = j - (3 - dims);
+        shape[2 + j] = t >= 0 ? spatial[t] : 1;
+    }
+}
+
+convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out) {
+    convnd_problem_sizes s;
+    convnd_status st = convnd_problem_check(p, &s);
+    if (st) return st;
+
+    convnd_conv_params q;
+    memset(&q, 0, sizeof q);
+    q.mode = (int32_t)p->mode;
+    q.dtype = (int32_t)p->dtype;
+    q.activation = (int32_t)p->activation;
+    q.has_bias = p->has_bias;
+    q.has_z = p->has_z;
+    q.allow_tf32 = p->dtype == CONVND_F32 && p->math == CONVND_MATH_ALLOW_TF32;
+    q.alpha = p->alpha;
+    q.beta = p->beta;
+    q.N = p->N;
+    q.C_in = p->C_in;
+    q.C_out = p->C_out;
+    q.groups = p->groups;
+    q.cin_g = p->C_in / p->groups;
+    q.cout_g = p->C_out / p->groups;
+
+    const int32_t dims = p->dims;
+    for (int j = 0; j < 3; ++j) {
+        const int t = j - (3 - dims);
+        const int real = t >= 0;
+        q.in[j] = real ? p->input[t] : 1;
+        q.out[j] = real ? s.out[t] : 1;
+        q.k[j] = real ? p->kernel[t] : 1;
+        q.s[j] = real ? p->stride[t] : 1;
+        q.d[j] = real ? p->dilation[t] : 1;
+        q.p0[j] = real ? p->pad_before[t] : 0;
+        q.p1[j] = real ? p->pad_after[t] : 0;
+    }
+
+    int64_t shape[5];
+    const int forward = p->mode == CONVND_FORWARD;
+    padded_shape(p->N, p->C_in, p->input, dims, shape);
+    convnd_layout_strides(shape, 5, p->x_layout, q.xs);
+    padded_shape(forward ? p->C_out : p->C_in, forward ? q.cin_g : q.cout_g, p->kernel, dims,
+                 shape);
+    convnd_layout_strides(shape, 5, p->w_layout, q.ws);
+    padded_shape(p->N, p->C_out, s.out, dims, shape);
+    convnd_layout_strides(shape, 5, s.y_layout, q.ys);
+
+    q.x_numel = s.x_numel;
+    q.w_numel = s.w_numel;
+    q.y_numel = s.y_numel;
+    q.x_cl = p->x_layout == CONVND_CHANNELS_LAST;
+    q.w_cl = p->w_layout == CONVND_CHANNELS_LAST;
+    q.y_cl = s.y_layout == CONVND_CHANNELS_LAST;
+    const int64_t limit = (int64_t)1 << 31;
+    q.index64 = s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit;
+    *out = q;
+    return CONVND_OK;
+}

@@ -1,0 +1,55 @@
+/* Internal view of a validated problem, shared by bind/, schedules/ and the dispatcher. */
+#ifndef CONVND_PROBLEM_INTERNAL_H
+#define CONVND_PROBLEM_INTERNAL_H
+
+#include "conv_params.h"
+#include "convnd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything validation derives from a problem, computed once with checked arithmetic. */
+typedef struct convnd_problem_sizes {
+    int64_t out[CONVND_MAX_DIMS]; /* output spatial sizes, entries past dims are 1 */
+    int64_t x_numel, w_numel, bias_numel, y_numel;
+    int64_t elem_bytes;
+    convnd_layout y_layout; /* resolved, never AUTO */
+} convnd_problem_sizes;
+
+/* convnd_validate that also returns the derived sizes (s may not be NULL). */
+convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);
+
+/* Bytes per element of a dtype (0 for a value outside the enum). */
+int64_t convnd_dtype_bytes(convnd_dtype dtype);
+
+/* Element strides of a tensor of logical shape [d0, d1, d2...] (rank >= 1) stored in `layout`:
+ * channels-first is row-major; channels-last keeps dim 1 innermost and the rest in order
+ * (N[D]HWC, or [C_out][K...][C_in/g] for a weight). Size-0 dims count as 1, as in PyTorch.
+ * The caller has checked that the product of the sizes fits int64. */
+void convnd_layout_strides(const int64_t *shape, int32_t rank, convnd_layout layout,
+                           int64_t *strides);
+
+/* Validates p, pads it to 3 spatial dims (leading size-1 dims) and fills the kernels' view. */
+convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out);
+
+/* Checks the pointers of a conv_nd call against a valid problem: x, w and y (and bias when
+ * has_bias, z when has_z) must not be NULL unless that tensor has no elements; no input may
+ * overlap y's bytes, except z == y exactly (in-place residual). Validates p first. */
+convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
+                                const void *bias, const void *z, const void *y);
+
+/* "[1, 2, 3]" into buf (truncated to buf_len); returns buf. */
+const char *convnd_format_ints(char *buf, size_t buf_len, const int64_t *v, int32_t len);
+
+/* Short names for messages ("f32", "channels-last", ...; "?" outside the enum). */
+const char *convnd_dtype_name(convnd_dtype dtype);
+const char *convnd_layout_name(convnd_layout layout);
+const char *convnd_mode_name(convnd_mode mode);
+const char *convnd_activation_name(convnd_activation activation);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

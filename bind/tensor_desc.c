@@ -1,0 +1,76 @@
+/* Shapes and strides of x, w, bias, y and z for a problem's layouts (SPEC sections 1 and 6). */
+#include "error.h"
+#include "problem_internal.h"
+
+#include <string.h>
+
+void convnd_layout_strides(const int64_t *shape, int32_t rank, convnd_layout layout,
+                           int64_t *strides) {
+    /* Memory order, outermost first: all dims in order, or dim 1 moved innermost. */
+    int32_t order[CONVND_MAX_RANK];
+    int32_t n = 0;
+    const int channels_last = layout == CONVND_CHANNELS_LAST && rank > 2;
+    for (int32_t i = 0; i < rank; ++i)
+        if (!(channels_last && i == 1)) order[n++] = i;
+    if (channels_last) order[n++] = 1;
+    int64_t step = 1;
+    for (int32_t j = rank - 1; j >= 0; --j) {
+        strides[order[j]] = step;
+        step *= shape[order[j]] > 0 ? shape[order[j]] : 1;
+    }
+}
+
+convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor which,
+                                     convnd_tensor_desc *out) {
+    if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "tensor description is NULL");
+    convnd_problem_sizes s;
+    convnd_status st = convnd_problem_check(p, &s);
+    if (st) return st;
+
+    convnd_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    const int32_t dims = p->dims;
+    const size_t spatial_bytes = sizeof(int64_t) * (size_t)dims;
+    const int forward = p->mode == CONVND_FORWARD;
+    switch (which) {
+    case CONVND_X:
+        d.rank = dims + 2;
+        d.shape[0] = p->N;
+        d.shape[1] = p->C_in;
+        memcpy(d.shape + 2, p->input, spatial_bytes);
+        d.numel = s.x_numel;
+        d.layout = p->x_layout;
+        break;
+    case CONVND_W:
+        d.rank = dims + 2;
+        d.shape[0] = forward ? p->C_out : p->C_in;
+        d.shape[1] = (forward ? p->C_in : p->C_out) / p->groups;
+        memcpy(d.shape + 2, p->kernel, spatial_bytes);
+        d.numel = s.w_numel;
+        d.layout = p->w_layout;
+        break;
+    case CONVND_BIAS:
+        d.rank = 1;
+        d.shape[0] = p->C_out;
+        d.numel = s.bias_numel;
+        d.layout = CONVND_CHANNELS_FIRST;
+        break;
+    case CONVND_Y:
+    case CONVND_Z:
+        d.rank = dims + 2;
+        d.shape[0] = p->N;
+        d.shape[1] = p->C_out;
+        memcpy(d.shape + 2, s.out, spatial_bytes);
+        d.numel = s.y_numel;
+        d.layout = s.y_layout;
+        break;
+    default:
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "tensor=%d is not a convnd_tensor (0 x, 1 w, 2 bias, 3 y, 4 z)",
+                            (int)which);
+    }
+    convnd_layout_strides(d.shape, d.rank, d.layout, d.strides);
+    d.bytes = d.numel * s.elem_bytes; /* checked by convnd_problem_check */
+    *out = d;
+    return CONVND_OK;
+}

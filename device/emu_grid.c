@@ -1,0 +1,287 @@
+/* Grid execution on the emulated device: launch checks, the emulator settings (thread order,
+ * seed, host threads), and the pool of host worker threads that run blocks in parallel.
+ *
+ * Nothing is created before the first launch: Criterion forks each test, and threads created in
+ * the parent would not exist in the child. A fork handler forgets the pool in the child all the
+ * same, so a process that launched before forking still works after. */
+#define _GNU_SOURCE
+#include "emu_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+/* ---- settings ----------------------------------------------------------------------------- */
+
+static int order_set_by_api; /* else: CONVND_EMU_ORDER / CONVND_EMU_SEED */
+static int order_value = CONVND_EMU_FORWARD;
+static uint64_t seed_value;
+static int32_t host_threads_value; /* 0: CONVND_EMU_THREADS or the number of cores */
+
+void convnd_emu_set_order(convnd_emu_order order, uint64_t seed) {
+    if (order != CONVND_EMU_REVERSE && order != CONVND_EMU_SHUFFLE) order = CONVND_EMU_FORWARD;
+    __atomic_store_n(&seed_value, seed, __ATOMIC_RELAXED);
+    __atomic_store_n(&order_value, (int)order, __ATOMIC_RELAXED);
+    __atomic_store_n(&order_set_by_api, 1, __ATOMIC_RELEASE);
+}
+
+void convnd_emu_set_host_threads(int32_t n) {
+    __atomic_store_n(&host_threads_value, n > 0 ? n : 0, __ATOMIC_RELAXED);
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || *s == '-') return -1;
+    *out = v;
+    return 0;
+}
+
+static convnd_status read_settings(convnd_emu_order *order, uint64_t *seed, int32_t *threads) {
+    if (__atomic_load_n(&order_set_by_api, __ATOMIC_ACQUIRE)) {
+        *order = (convnd_emu_order)__atomic_load_n(&order_value, __ATOMIC_RELAXED);
+        *seed = __atomic_load_n(&seed_value, __ATOMIC_RELAXED);
+    } else {
+        *order = CONVND_EMU_FORWARD;
+        *seed = 0;
+        const char *o = getenv("CONVND_EMU_ORDER");
+        if (o && *o) {
+            if (!strcmp(o, "forward"))
+                *order = CONVND_EMU_FORWARD;
+            else if (!strcmp(o, "reverse"))
+                *order = CONVND_EMU_REVERSE;
+            else if (!strcmp(o, "shuffle"))
+                *order = CONVND_EMU_SHUFFLE;
+            else
+                return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                                    "CONVND_EMU_ORDER=%s: expected forward, reverse or shuffle", o);
+        }
+        const char *s = getenv("CONVND_EMU_SEED");
+        if (s && *s && parse_u64(s, seed) != 0)
+            return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                                "CONVND_EMU_SEED=%s: expected an unsigned integer", s);
+    }
+    *threads = __atomic_load_n(&host_threads_value, __ATOMIC_RELAXED);
+    if (*threads == 0) {
+        const char *t = getenv("CONVND_EMU_THREADS");
+        uint64_t v;
+        if (t && *t) {
+            if (parse_u64(t, &v) != 0 || v < 1 || v > 1024)
+                return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                                    "CONVND_EMU_THREADS=%s: expected a count in [1, 1024]", t);
+            *threads = (int32_t)v;
+        } else {
+            const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            *threads = cores > 0 ? (int32_t)(cores < 1024 ? cores : 1024) : 1;
+        }
+    }
+    return CONVND_OK;
+}
+
+/* ---- per-host-thread workers -------------------------------------------------------------- */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_key_t worker_key;
+static __thread convnd_emu_worker *this_worker;
+
+static void worker_destructor(void *w) { convnd_emu_worker_free(w); }
+
+convnd_emu_worker *convnd_emu_worker_get(void) {
+    if (!this_worker) {
+        this_worker = convnd_emu_worker_new();
+        if (this_worker) pthread_setspecific(worker_key, this_worker); /* freed at thread exit */
+    }
+    return this_worker;
+}
+
+/* ---- the pool ----------------------------------------------------------------------------- */
+
+typedef struct grid_job {
+    const convnd_emu_launch *launch;
+    uint64_t num_blocks, next;
+    convnd_emu_order order;
+    uint64_t seed;
+    int failed;
+    uint64_t failed_block;
+    char message[1024];
+} grid_job;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    int32_t created;   /* helper threads that exist */
+    uint64_t generation;
+    grid_job *job;
+    int32_t helpers; /* helper threads taking part in the current job */
+    int32_t busy;    /* of those, still running */
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
+          NULL, 0, 0};
+static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void record_failure(grid_job *j, uint64_t block, const char *detail) {
+    pthread_mutex_lock(&pool.lock);
+    if (!j->failed || block < j->failed_block) {
+        const convnd_emu_launch *l = j->launch;
+        const uint64_t gx = l->grid.x, gy = l->grid.y;
+        snprintf(j->message, sizeof j->message,
+                 "emulated device: kernel %s (launched by %s at %s:%d), block (%llu,%llu,%llu) "
+                 "of grid (%u,%u,%u) x block (%u,%u,%u): %s",
+                 l->kernel, l->launcher, l->file, l->line, (unsigned long long)(block % gx),
+                 (unsigned long long)(block / gx % gy), (unsigned long long)(block / (gx * gy)),
+                 l->grid.x, l->grid.y, l->grid.z, l->block.x, l->block.y, l->block.z, detail);
+        j->failed_block = block;
+    }
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void run_blocks(grid_job *j) {
+    convnd_emu_worker *w = convnd_emu_worker_get();
+    if (!w) {
+        record_failure(j, 0, "out of memory creating a worker");
+        return;
+    }
+    while (!__atomic_load_n(&j->failed, __ATOMIC_ACQUIRE)) {
+        const uint64_t b = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (b >= j->num_blocks) break;
+        if (convnd_emu_run_block(w, j->launch, b, j->order, j->seed) != 0)
+            record_failure(j, b, w->block.message);
+    }
+}
+
+typedef struct helper_start {
+    int32_t index;
+    uint64_t generation; /* the last job before it existed */
+} helper_start;
+
+static void *helper_main(void *arg) {
+    const helper_start start = *(helper_start *)arg;
+    free(arg);
+    const int32_t index = start.index;
+    uint64_t seen = start.generation;
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
+        seen = pool.generation;
+        if (index >= pool.helpers) continue;
+        grid_job *j = pool.job;
+        pthread_mutex_unlock(&pool.lock);
+        run_blocks(j);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.busy == 0) pthread_cond_signal(&pool.done);
+    }
+    return NULL;
+}
+
+static void forget_pool_in_child(void) {
+    /* Only the forking thread exists in the child: start the pool over. */
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pthread_mutex_init(&launch_lock, NULL);
+    pool.created = pool.helpers = pool.busy = 0;
+    pool.job = NULL;
+}
+
+static void init_once(void) {
+    pthread_key_create(&worker_key, worker_destructor);
+    pthread_atfork(NULL, NULL, forget_pool_in_child);
+}
+
+/* Makes sure `n` helper threads exist; returns how many do. Caller holds launch_lock. */
+static int32_t ensure_helpers(int32_t n) {
+    while (pool.created < n) {
+        pthread_t th;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        helper_start *start = malloc(sizeof *start);
+        if (!start) break;
+        pthread_mutex_lock(&pool.lock);
+        start->index = pool.created;
+        start->generation = pool.generation;
+        const int rc = pthread_create(&th, &attr, helper_main, start);
+        if (rc == 0) pool.created++;
+        pthread_mutex_unlock(&pool.lock);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            free(start);
+            break;
+        }
+    }
+    return pool.created < n ? pool.created : n;
+}
+
+/* ---- launch ------------------------------------------------------------------------------- */
+
+static convnd_status bad_config(const convnd_emu_launch *l, const char *what) {
+    return convnd_error(CONVND_ERR_DEVICE,
+                        "emulated device: kernel %s (launched by %s at %s:%d): invalid launch "
+                        "configuration grid (%u,%u,%u) x block (%u,%u,%u), %zu bytes of dynamic "
+                        "shared memory: %s",
+                        l->kernel, l->launcher, l->file, l->line, l->grid.x, l->grid.y, l->grid.z,
+                        l->block.x, l->block.y, l->block.z, l->dynamic_smem, what);
+}
+
+convnd_status convnd_emu_run(const convnd_emu_launch *l) {
+    if (convnd_emu_self)
+        return bad_config(l, "launched from inside a kernel (dynamic parallelism is not emulated)");
+    const uint64_t threads = (uint64_t)l->block.x * l->block.y * l->block.z;
+    if (!l->block.x || !l->block.y || !l->block.z || !l->grid.x || !l->grid.y || !l->grid.z)
+        return bad_config(l, "a dimension is 0");
+    if (threads > CONVND_EMU_MAX_THREADS || l->block.x > 1024 || l->block.y > 1024 ||
+        l->block.z > 64)
+        return bad_config(l, "more than 1024 threads per block or a block dimension over its "
+                             "limit (1024, 1024, 64)");
+    if (l->grid.x > 2147483647u || l->grid.y > 65535 || l->grid.z > 65535)
+        return bad_config(l, "a grid dimension over its limit (2^31-1, 65535, 65535)");
+    if (l->dynamic_smem > CONVND_EMU_MAX_SMEM)
+        return bad_config(l, "more dynamic shared memory than a block can have (232448 bytes)");
+
+    convnd_emu_order order;
+    uint64_t seed;
+    int32_t host_threads;
+    const convnd_status st = read_settings(&order, &seed, &host_threads);
+    if (st != CONVND_OK) return st;
+    pthread_once(&once, init_once);
+
+    grid_job job;
+    memset(&job, 0, sizeof job);
+    job.launch = l;
+    job.num_blocks = (uint64_t)l->grid.x * l->grid.y * l->grid.z;
+    job.order = order;
+    job.seed = seed;
+
+    pthread_mutex_lock(&launch_lock);
+    int32_t helpers = 0;
+    if (host_threads > 1 && job.num_blocks > 1) {
+        const uint64_t want = job.num_blocks - 1 < (uint64_t)host_threads - 1
+                                  ? job.num_blocks - 1
+                                  : (uint64_t)host_threads - 1;
+        helpers = ensure_helpers((int32_t)want);
+    }
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        pool.job = &job;
+        pool.helpers = pool.busy = helpers;
+        pool.generation++;
+        pthread_cond_broadcast(&pool.wake);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    run_blocks(&job);
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        while (pool.busy > 0) pthread_cond_wait(&pool.done, &pool.lock);
+        pool.job = NULL;
+        pthread_mutex_unlock(&pool.lock);
+    }
+    pthread_mutex_unlock(&launch_lock);
+    if (job.failed) return convnd_error(CONVND_ERR_DEVICE, "%s", job.message);
+    return CONVND_OK;
+}

@@ -1,0 +1,214 @@
+/* convnd: hand-written CUDA convolution kernels behind one canonical entry point.
+ *
+ * Plain C11 (usable from C++ and .cu files). Includes no CUDA header: streams are opaque
+ * pointers (a cudaStream_t cast to void*, or NULL for the default stream).
+ *
+ * Semantics (shapes, padding, transposed mode, epilogue) are those of the project's SPEC:
+ *   forward:    O = floor((I + P0 + P1 - E) / S) + 1,  E = D*(K-1) + 1
+ *   transposed: O = (I - 1)*S + E - P0 - P1
+ *   y = act(alpha * acc + bias + beta * z)
+ *
+ * Thread safety: every function may be called from several host threads at once. The last-error
+ * message is per thread. conv_nd never allocates device memory; scratch comes from the caller's
+ * workspace (see convnd_workspace_size).
+ */
+#ifndef CONVND_H
+#define CONVND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CONVND_MAX_DIMS 3
+#define CONVND_MAX_RANK (CONVND_MAX_DIMS + 2)
+
+typedef enum convnd_status {
+    CONVND_OK = 0,
+    CONVND_ERR_INVALID_ARGUMENT = 1, /* a parameter value breaks the SPEC's rules */
+    CONVND_ERR_NULL_POINTER = 2,     /* a required tensor or output pointer is NULL */
+    CONVND_ERR_ALIASING = 3,         /* an input overlaps y (only z == y is allowed) */
+    CONVND_ERR_UNSUPPORTED = 4,      /* valid, but not supported (dtype, layout, schedule) */
+    CONVND_ERR_NO_SCHEDULE = 5,      /* no schedule supports the problem */
+    CONVND_ERR_WORKSPACE = 6,        /* workspace smaller than the plan needs */
+    CONVND_ERR_OVERFLOW = 7,         /* a size, element or byte count does not fit int64 */
+    CONVND_ERR_DEVICE = 8,           /* a CUDA call or kernel launch failed */
+    CONVND_ERR_OUT_OF_MEMORY = 9,
+    CONVND_ERR_INTERNAL = 10
+} convnd_status;
+
+typedef enum convnd_mode { CONVND_FORWARD = 0, CONVND_TRANSPOSED = 1 } convnd_mode;
+
+typedef enum convnd_dtype { CONVND_F32 = 0, CONVND_F16 = 1, CONVND_BF16 = 2 } convnd_dtype;
+
+typedef enum convnd_layout {
+    CONVND_CHANNELS_FIRST = 0, /* N C [D] [H] W; weight [C_out][C_in/g][K...] */
+    CONVND_CHANNELS_LAST = 1,  /* N [D] [H] W C; weight [C_out][K...][C_in/g] */
+    CONVND_LAYOUT_AUTO = 2     /* y only: ATen's rule, channels-last if x or w is */
+} convnd_layout;
+
+typedef enum convnd_activation {
+    CONVND_ACT_NONE = 0,
+    CONVND_ACT_RELU = 1,
+    CONVND_ACT_SILU = 2,
+    CONVND_ACT_GELU = 3 /* exact (erf) GELU */
+} convnd_activation;
+
+typedef enum convnd_math {
+    CONVND_MATH_DEFAULT = 0,   /* f32: exact FMA; f16/bf16: tensor cores, f32 accumulation */
+    CONVND_MATH_ALLOW_TF32 = 1 /* f32 inputs may be rounded to TF32 for tensor cores */
+} convnd_math;
+
+/* The canonical problem. Sizes are int64; per-dimension arrays hold `dims` entries, outermost
+ * spatial dimension first (D, H, W); entries past `dims` are ignored. Fill with
+ * convnd_problem_init() and then set what differs from its defaults. */
+typedef struct convnd_problem {
+    int32_t dims; /* 1, 2 or 3 */
+    convnd_mode mode;
+    int64_t N, C_in, C_out, groups;
+    int64_t input[CONVND_MAX_DIMS];
+    int64_t kernel[CONVND_MAX_DIMS];
+    int64_t stride[CONVND_MAX_DIMS];
+    int64_t dilation[CONVND_MAX_DIMS];
+    int64_t pad_before[CONVND_MAX_DIMS]; /* signed: negative crops */
+    int64_t pad_after[CONVND_MAX_DIMS];
+    convnd_dtype dtype;
+    convnd_layout x_layout, w_layout, y_layout; /* z always shares y's layout */
+    /* epilogue: y = act(alpha * acc + bias + beta * z) */
+    int32_t has_bias; /* bias [C_out] is read */
+    int32_t has_z;    /* residual z (shape of y) is read; z may equal y exactly */
+    float alpha, beta;
+    convnd_activation activation;
+    convnd_math math;
+} convnd_problem;
+
+/* Defaults: forward, N=1, groups=1, stride=dilation=1, padding 0, f32, channels-first x and w,
+ * y layout AUTO, alpha=1, beta=0, no bias, no z, no activation, exact f32 math. Sizes are left
+ * 0 and must be set. */
+void convnd_problem_init(convnd_problem *p, int32_t dims);
+
+/* Checks every rule of the SPEC (section 8) with overflow-checked arithmetic. On error the
+ * per-thread message names the parameter and values, e.g. "groups=3 does not divide C_in=64". */
+convnd_status convnd_validate(const convnd_problem *p);
+
+/* ---- tensors: shapes and strides ---------------------------------------------------------- */
+
+typedef enum convnd_tensor { CONVND_X = 0, CONVND_W = 1, CONVND_BIAS = 2, CONVND_Y = 3, CONVND_Z = 4 } convnd_tensor;
+
+/* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
+ * [C_in, C_out/g, K...], bias: [C_out], y and z: [N, C_out, O...]) and element strides for the
+ * tensor's layout. */
+typedef struct convnd_tensor_desc {
+    int32_t rank;
+    int64_t shape[CONVND_MAX_RANK];
+    int64_t strides[CONVND_MAX_RANK]; /* in elements */
+    int64_t numel;
+    int64_t bytes;
+    convnd_layout layout; /* resolved (never AUTO) */
+} convnd_tensor_desc;
+
+/* Validates p, then describes one tensor. */
+convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor which,
+                                     convnd_tensor_desc *out);
+
+/* Output spatial sizes O[0..dims-1] (validates p). */
+convnd_status convnd_output_size(const convnd_problem *p, int64_t out[CONVND_MAX_DIMS]);
+
+/* ATen's default output layout: channels-last when x or w is channels-last. */
+convnd_layout convnd_default_output_layout(convnd_layout x_layout, convnd_layout w_layout);
+
+/* Useful FLOPs (2 per multiply-add; forward 2*N*C_out*prod(O)*(C_in/g)*prod(K), transposed
+ * 2*N*C_in*prod(I)*(C_out/g)*prod(K)) and the fewest bytes (x, w, bias, z, y once each). */
+convnd_status convnd_flops(const convnd_problem *p, double *flops);
+convnd_status convnd_min_bytes(const convnd_problem *p, double *bytes);
+
+/* ---- errors --------------------------------------------------------------------------------- */
+
+const char *convnd_status_string(convnd_status s);
+/* Message of the last error on this host thread ("" when none). */
+const char *convnd_last_error(void);
+
+/* ---- the canonical call ------------------------------------------------------------------- */
+
+typedef struct convnd_options {
+    /* NULL: the planner chooses. Else "schedule" or "schedule:config" (see convnd_list); a forced
+     * schedule that does not support the problem is an error carrying its reason, never a
+     * silent fallback. The environment variable CONVND_SCHEDULE forces one the same way when
+     * this is NULL. */
+    const char *schedule;
+    /* 1: time every supporting configuration once on the GPU and cache the winner per problem
+     * (like cuDNN's benchmark mode). Ignored on the emulated device. */
+    int32_t autotune;
+    /* With autotune: also load/store the cache in this file (NULL: memory only). */
+    const char *autotune_cache_file;
+} convnd_options;
+
+/* Workspace bytes that conv_nd needs for this problem and options. */
+convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_options *opts,
+                                    size_t *bytes);
+
+/* The schedule and configuration conv_nd would run, as "schedule:config". */
+convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *opts, char *buf,
+                               size_t buf_len);
+
+/* y = act(alpha * conv(x, w) + bias + beta * z). All pointers are device pointers (memory from
+ * convnd_malloc works on either device). bias and z may be NULL when the problem does not use
+ * them. z may equal y; no other overlap with y is allowed. On any error nothing is written to y.
+ * opts may be NULL. */
+convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
+                      const void *z, void *y, void *workspace, size_t workspace_bytes,
+                      void *stream, const convnd_options *opts);
+
+/* ---- schedules ------------------------------------------------------------------------------ */
+
+/* Number of schedules; name and configurations of schedule i (NULL past the end). */
+int32_t convnd_schedule_count(void);
+const char *convnd_schedule_name(int32_t i);
+int32_t convnd_schedule_config_count(int32_t i);
+const char *convnd_schedule_config_name(int32_t i, int32_t config);
+/* 1 if "schedule[:config]" supports p, else 0 and the reason in buf. */
+int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, char *reason,
+                                 size_t reason_len);
+
+/* ---- devices: a real GPU, or the emulated device ("interpret mode") ------------------------ */
+
+typedef enum convnd_device {
+    CONVND_DEVICE_AUTO = 0,    /* the GPU when built with CUDA and one is present, else emulated */
+    CONVND_DEVICE_GPU = 1,
+    CONVND_DEVICE_EMULATED = 2 /* kernels run on the CPU from the same .cu source */
+} convnd_device;
+
+/* Select the device for this process (also: environment CONVND_DEVICE=gpu|emulated). Call
+ * before allocating. Asking for the GPU where there is none returns CONVND_ERR_DEVICE. */
+convnd_status convnd_set_device(convnd_device d);
+/* The device in use (never AUTO). */
+convnd_device convnd_active_device(void);
+const char *convnd_device_name(void);
+
+/* Memory on the active device (host memory on the emulated device). */
+convnd_status convnd_malloc(void **ptr, size_t bytes);
+convnd_status convnd_free(void *ptr);
+convnd_status convnd_memcpy_h2d(void *dst, const void *src, size_t bytes);
+convnd_status convnd_memcpy_d2h(void *dst, const void *src, size_t bytes);
+convnd_status convnd_memcpy_d2d(void *dst, const void *src, size_t bytes);
+convnd_status convnd_memset(void *dst, int value, size_t bytes);
+convnd_status convnd_synchronize(void *stream);
+
+/* Emulated device controls. Thread order between barriers: races show up as wrong results
+ * when a case runs in two orders (also: environment CONVND_EMU_ORDER=forward|reverse|shuffle,
+ * CONVND_EMU_SEED, CONVND_EMU_THREADS for host worker threads). */
+typedef enum convnd_emu_order {
+    CONVND_EMU_FORWARD = 0,
+    CONVND_EMU_REVERSE = 1,
+    CONVND_EMU_SHUFFLE = 2
+} convnd_emu_order;
+void convnd_emu_set_order(convnd_emu_order order, uint64_t seed);
+void convnd_emu_set_host_threads(int32_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVND_H */

@@ -1,0 +1,171 @@
+/* Index math, dtype conversion and the fused epilogue shared by every convnd kernel.
+ *
+ * Include after "portability.cuh" (it provides CONVND_NS, __host__/__device__, convnd_half,
+ * convnd_bf16, convnd_to_f32 and convnd_from_f32). Everything here is __host__ __device__ so the
+ * same code runs in the nvcc build and in the emulated-device build.
+ *
+ * Conventions (kernels/conv_params.h): every problem is padded to 3 spatial dims; tensors are
+ * addressed through element strides over logical indices, so one kernel serves both layouts
+ * (and mixed x/w layouts):
+ *   x (n, c_in, i0, i1, i2)      w forward (c_out, c_in/g, k0, k1, k2)
+ *   y, z (n, c_out, o0, o1, o2)  w transposed (c_in, c_out/g, k0, k1, k2)
+ *
+ * Index width: kernels are templates on Idx (int32_t or int64_t). 32-bit integer math is much
+ * cheaper on the GPU (a 64-bit multiply is several 32-bit instructions), so launchers pick
+ * int32_t unless conv_needs_index64() says some offset or coordinate could overflow it. */
+#ifndef CONVND_CONV_INDEX_CUH
+#define CONVND_CONV_INDEX_CUH
+
+#include <stdint.h>
+#include "convnd.h"
+#include "conv_params.h"
+
+namespace CONVND_NS {
+
+/* ---- index width -------------------------------------------------------------------------- */
+
+__host__ inline int64_t conv_abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* True when a kernel must use 64-bit indices. Beyond params.index64 (a tensor with >= 2^31
+ * elements), a launch also needs them when the grid-stride loop could step past INT32_MAX, or
+ * when a spatial coordinate's intermediates (o*S - P0 + k*D, o + P0 - k*D, i*S) could: padding
+ * is only bounded by the output-size rule, so P0 = -10^12, P1 = +10^12 is a valid problem with
+ * small tensors. */
+__host__ inline bool conv_needs_index64(const convnd_conv_params &p) {
+    const int64_t limit = (int64_t)1 << 30; /* headroom for sums of two bounded terms */
+    if (p.index64) return true;
+    if (p.x_numel >= limit || p.w_numel >= limit || p.y_numel >= limit) return true;
+    for (int t = 0; t < 3; ++t) {
+        const int64_t span = conv_abs64(p.p0[t]) + conv_abs64(p.p1[t]) + p.k[t] * p.d[t] +
+                             (p.in[t] + p.out[t]) * (p.s[t] + 1);
+        if (span >= limit) return true;
+    }
+    return false;
+}
+
+/* ---- logical indices and offsets ---------------------------------------------------------- */
+
+/* Element offset of logical index (a, b, i0, i1, i2) under 5 element strides. */
+template <typename Idx>
+__host__ __device__ __forceinline__ Idx conv_offset(const int64_t s[5], Idx a, Idx b, Idx i0,
+                                                    Idx i1, Idx i2) {
+    return a * (Idx)s[0] + b * (Idx)s[1] + i0 * (Idx)s[2] + i1 * (Idx)s[3] + i2 * (Idx)s[4];
+}
+
+/* Offset of the spatial part only (i0, i1, i2). */
+template <typename Idx>
+__host__ __device__ __forceinline__ Idx conv_spatial_offset(const int64_t s[5], Idx i0, Idx i1,
+                                                            Idx i2) {
+    return i0 * (Idx)s[2] + i1 * (Idx)s[3] + i2 * (Idx)s[4];
+}
+
+/* A logical output position. */
+template <typename Idx> struct conv_out_index {
+    Idx n, c, o[3];
+};
+
+/* Splits a linear output number into (n, c_out, o0, o1, o2), enumerating y in its memory order
+ * (c_out innermost when y is channels-last) so that consecutive threads store to consecutive
+ * addresses. */
+template <typename Idx>
+__host__ __device__ __forceinline__ conv_out_index<Idx> conv_output_index(const convnd_conv_params &p,
+                                                                           Idx linear) {
+    conv_out_index<Idx> r;
+    const Idx O0 = (Idx)p.out[0], O1 = (Idx)p.out[1], O2 = (Idx)p.out[2];
+    const Idx C = (Idx)p.C_out;
+    if (p.y_cl) {
+        r.c = linear % C;
+        linear /= C;
+    }
+    r.o[2] = linear % O2;
+    linear /= O2;
+    r.o[1] = linear % O1;
+    linear /= O1;
+    r.o[0] = linear % O0;
+    linear /= O0;
+    if (!p.y_cl) {
+        r.c = linear % C;
+        linear /= C;
+    }
+    r.n = linear;
+    return r;
+}
+
+/* Forward mode (SPEC §2): input coordinate i = o*S - P0 + k*D read by output o through tap k.
+ * Returns false when it falls outside [0, I): the implicit zero padding (or, for negative P0,
+ * the cropped part), never read. */
+template <typename Idx>
+__host__ __device__ __forceinline__ bool conv_forward_input(Idx o, Idx k, Idx S, Idx D, Idx P0,
+                                                            Idx I, Idx &i) {
+    i = o * S - P0 + k * D;
+    return i >= 0 && i < I;
+}
+
+/* Transposed mode (SPEC §3): the input i with i*S + k*D - P0 = o, i.e. i = (o + P0 - k*D) / S,
+ * which exists only when the numerator is a non-negative multiple of S with quotient < I.
+ * Outputs past the full result (negative P1) simply find no tap. */
+template <typename Idx>
+__host__ __device__ __forceinline__ bool conv_transposed_input(Idx o, Idx k, Idx S, Idx D, Idx P0,
+                                                               Idx I, Idx &i) {
+    const Idx num = o + P0 - k * D;
+    if (num < 0) return false;
+    i = num / S;
+    return i * S == num && i < I;
+}
+
+/* ---- dtypes -------------------------------------------------------------------------------- */
+
+/* Element `off` of a tensor of T, as f32 (exact for all three dtypes). */
+template <typename T, typename Idx>
+__host__ __device__ __forceinline__ float conv_load(const T *p, Idx off) {
+    return convnd_to_f32(p[off]);
+}
+
+/* Stores v rounded once (to nearest even) to T. */
+template <typename T, typename Idx>
+__host__ __device__ __forceinline__ void conv_store(T *p, Idx off, float v) {
+    p[off] = convnd_from_f32<T>(v);
+}
+
+/* ---- fused epilogue (SPEC §5): y = act(alpha * acc + bias + beta * z), all in f32 ------------ */
+
+/* 1/sqrt(2), for the exact (erf) GELU. */
+#define CONVND_RSQRT2_F 0.70710678118654752440f
+
+__host__ __device__ __forceinline__ float conv_activate(int32_t act, float v) {
+    switch (act) {
+    case CONVND_ACT_RELU:
+        return v > 0.0f ? v : 0.0f;
+    case CONVND_ACT_SILU:
+        return v / (1.0f + expf(-v));
+    case CONVND_ACT_GELU:
+        return 0.5f * v * (1.0f + erff(v * CONVND_RSQRT2_F));
+    default:
+        return v;
+    }
+}
+
+/* The epilogue's value for output channel c at element offset y_off (z shares y's strides, and
+ * may be y itself: it is read here, before the caller's store). z is only read when beta != 0,
+ * as cuDNN does, so an unset y used in place with beta = 0 cannot leak NaN into the result. */
+template <typename T, typename Idx>
+__host__ __device__ __forceinline__ float conv_epilogue(const convnd_conv_params &p, float acc,
+                                                        const T *bias, const T *z, Idx c,
+                                                        Idx y_off) {
+    float v = p.alpha * acc;
+    if (p.has_bias) v += conv_load(bias, c);
+    if (p.has_z && p.beta != 0.0f) v = fmaf(p.beta, conv_load(z, y_off), v);
+    return conv_activate(p.activation, v);
+}
+
+/* Epilogue then the single rounding store: what every kernel does with a finished accumulator. */
+template <typename T, typename Idx>
+__host__ __device__ __forceinline__ void conv_finish(const convnd_conv_params &p, float acc,
+                                                     const T *bias, const T *z, T *y, Idx c,
+                                                     Idx y_off) {
+    conv_store(y, y_off, conv_epilogue(p, acc, bias, z, c, y_off));
+}
+
+} // namespace CONVND_NS
+
+#endif

@@ -1,0 +1,37 @@
+/* The conv problem as kernels see it: every problem padded to 3 spatial dims (leading size-1
+ * dims), layouts reduced to element strides over logical indices. Plain C so the host side
+ * (schedules/, bind/) fills it and the .cu kernels read it; passed to kernels by value. */
+#ifndef CONVND_CONV_PARAMS_H
+#define CONVND_CONV_PARAMS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct convnd_conv_params {
+    int32_t mode;       /* convnd_mode */
+    int32_t dtype;      /* convnd_dtype */
+    int32_t activation; /* convnd_activation */
+    int32_t has_bias, has_z, allow_tf32;
+    float alpha, beta;
+    int64_t N, C_in, C_out, groups;
+    int64_t cin_g, cout_g; /* C_in / groups, C_out / groups */
+    /* spatial, padded to 3 dims: index 0 = D, 1 = H, 2 = W */
+    int64_t in[3], out[3], k[3], s[3], d[3], p0[3], p1[3];
+    /* element strides over logical indices:
+     *   x: (n, c_in, i0, i1, i2)
+     *   w: forward (c_out, c_in/g, k0, k1, k2); transposed (c_in, c_out/g, k0, k1, k2)
+     *   y and z: (n, c_out, o0, o1, o2) */
+    int64_t xs[5], ws[5], ys[5];
+    int64_t x_numel, w_numel, y_numel;
+    int32_t x_cl, w_cl, y_cl; /* 1 when channels-last */
+    int32_t index64;          /* 1 when some tensor has 2^31 elements or more */
+} convnd_conv_params;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,96 @@
+/* The implicit-GEMM view of a forward convolution (SPEC §2), in 32-bit integers.
+ *
+ *   GEMM rows    m = (n, o0, o1, o2)               M = N * prod(O)
+ *   GEMM columns n = output channel within a group  cout_g
+ *   reduction    k = (tap k0, k1, k2; channel ci)   cin_g * prod(K), channels innermost
+ *   one GEMM per group: blockIdx.z
+ *
+ * The reduction runs tap by tap, BK channels at a time (a "k-tile" is one tap and BK channels),
+ * so a channels-last tile row is BK contiguous elements of x and of w. Padding, stride,
+ * dilation, negative padding and tails are predicates on the gathered rows: an out-of-range
+ * input (or a channel/row past the end) is a zero in shared memory, never a read.
+ *
+ * Launchers build this once on the host from convnd_conv_params; the schedule refuses problems
+ * that need 64-bit indices (conv_needs_index64), so every value here fits int32. */
+#ifndef CONVND_IGEMM_GEOMETRY_CUH
+#define CONVND_IGEMM_GEOMETRY_CUH
+
+#include <stdint.h>
+#include "conv_params.h"
+
+namespace CONVND_NS {
+
+struct igemm_geometry {
+    int32_t M;               /* GEMM rows: N * O0 * O1 * O2 */
+    int32_t cin_g, cout_g;   /* per group */
+    int32_t ktiles;          /* taps * chunks */
+    int32_t O[3], I[3], S[3], D[3], P0[3], K[3];
+    int32_t xs[5], ws[5], ys[5];
+};
+
+__host__ inline igemm_geometry igemm_make_geometry(const convnd_conv_params &p, int bk) {
+    igemm_geometry g;
+    g.M = (int32_t)(p.N * p.out[0] * p.out[1] * p.out[2]);
+    g.cin_g = (int32_t)p.cin_g;
+    g.cout_g = (int32_t)p.cout_g;
+    const int64_t chunks = (p.cin_g + bk - 1) / bk;
+    g.ktiles = (int32_t)(chunks * p.k[0] * p.k[1] * p.k[2]);
+    for (int t = 0; t < 3; ++t) {
+        g.O[t] = (int32_t)p.out[t];
+        g.I[t] = (int32_t)p.in[t];
+        g.S[t] = (int32_t)p.s[t];
+        g.D[t] = (int32_t)p.d[t];
+        g.P0[t] = (int32_t)p.p0[t];
+        g.K[t] = (int32_t)p.k[t];
+    }
+    for (int i = 0; i < 5; ++i) {
+        g.xs[i] = (int32_t)p.xs[i];
+        g.ws[i] = (int32_t)p.ws[i];
+        g.ys[i] = (int32_t)p.ys[i];
+    }
+    return g;
+}
+
+/* A GEMM row split into its batch index and output coordinates. */
+struct igemm_row {
+    int32_t n, o[3];
+};
+
+__device__ __forceinline__ igemm_row igemm_split_row(const igemm_geometry &g, int32_t m) {
+    igemm_row r;
+    r.o[2] = m % g.O[2];
+    m /= g.O[2];
+    r.o[1] = m % g.O[1];
+    m /= g.O[1];
+    r.o[0] = m % g.O[0];
+    r.n = m / g.O[0];
+    return r;
+}
+
+/* Where the k-tile being loaded sits: tap (t0, t1, t2) and first channel c0. The loads run
+ * STAGES-1 tiles ahead of the math, so only the loaders walk this. */
+struct igemm_k_iter {
+    int32_t t[3], c0;
+
+    __device__ __forceinline__ void start() { t[0] = t[1] = t[2] = c0 = 0; }
+
+    /* Channels innermost, then taps k2, k1, k0 (the order of the weight's channels-last layout). */
+    __device__ __forceinline__ void advance(const igemm_geometry &g, int bk) {
+        c0 += bk;
+        if (c0 < g.cin_g) return;
+        c0 = 0;
+        if (++t[2] < g.K[2]) return;
+        t[2] = 0;
+        if (++t[1] < g.K[1]) return;
+        t[1] = 0;
+        ++t[0];
+    }
+};
+
+/* Input coordinates that mark a row as absent (past M): far enough below zero that adding any
+ * k*D (< 2^30, see conv_needs_index64) stays negative, so every tap's range check fails. */
+#define CONVND_IGEMM_ABSENT_ROW (-(1 << 30))
+
+} // namespace CONVND_NS
+
+#endif

@@ -1,0 +1,26 @@
+/* CUDA-core (SIMT) f32 implicit GEMM with exact FMA: configuration index -> tile template
+ * arguments (igemm_configs.h). */
+#include "portability.cuh"
+#include "igemm_configs.h"
+#include "igemm_kernel.cuh"
+
+namespace CONVND_NS {
+
+__host__ static convnd_status igemm_simt_launch(const convnd_launch_args *a) {
+    int32_t index = 0;
+#define CONVND_IGEMM_SIMT_LAUNCH(cname, BM, BN, BK, TM, TN, STAGES)                            \
+    if (a->config == index++)                                                                  \
+        return igemm_launch_tile<float,                                                        \
+                                 igemm_simt_mma<BM, BN, BK, igemm_ld<float, BK>::value, TM, TN>, \
+                                 BM, BN, BK, STAGES>(a, "igemm_simt:" #cname);
+    CONVND_IGEMM_SIMT_CONFIGS(CONVND_IGEMM_SIMT_LAUNCH)
+#undef CONVND_IGEMM_SIMT_LAUNCH
+    return convnd_error(CONVND_ERR_INTERNAL, "igemm_simt: config %d out of range [0, %d)",
+                        (int)a->config, (int)index);
+}
+
+} // namespace CONVND_NS
+
+extern "C" convnd_status CONVND_LAUNCHER(igemm_simt)(const convnd_launch_args *a) {
+    return CONVND_NS::igemm_simt_launch(a);
+}

@@ -1,0 +1,7 @@
+/* Tensor-core implicit GEMM, f32 with TF32 allowed (instances of igemm_tc.cuh). */
+#include "portability.cuh"
+#include "igemm_tc.cuh"
+
+extern "C" convnd_status CONVND_LAUNCHER(igemm_tc_tf32)(const convnd_launch_args *a) {
+    return CONVND_NS::igemm_tc_launch<float>(a);
+}

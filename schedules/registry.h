@@ -1,0 +1,42 @@
+/* The schedule registry: every schedule's entry and lookups by name.
+ *
+ * Adding a schedule: define `const convnd_schedule convnd_schedule_NAME` in schedules/NAME.c,
+ * declare it below, and list it in registry.c's table at its planner priority. Dispatch, the
+ * planner, the benchmark and the forced-schedule tests all pick it up from the table. */
+#ifndef CONVND_REGISTRY_H
+#define CONVND_REGISTRY_H
+
+#include <stddef.h>
+#include "schedule.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the entries (one line per schedule) --------------------------------------------------- */
+extern const convnd_schedule convnd_schedule_igemm_tc;
+extern const convnd_schedule convnd_schedule_igemm_simt;
+extern const convnd_schedule convnd_schedule_direct;
+extern const convnd_schedule convnd_schedule_cublas_im2col;
+
+/* ---- lookups -------------------------------------------------------------------------------- */
+
+/* Index in convnd_schedule_table of the schedule named by the first name_len chars of name, or
+ * -1 when there is none. */
+int32_t convnd_schedule_find(const char *name, size_t name_len);
+/* Config index of s named `config` (its name, or its index in decimal), or -1. */
+int32_t convnd_schedule_find_config(const convnd_schedule *s, const char *config);
+/* "direct, implicit_gemm, ..." (truncated to buf_len) for error messages. */
+void convnd_schedule_list_names(char *buf, size_t buf_len);
+/* "t128, t256" for s, likewise. */
+void convnd_schedule_list_configs(const convnd_schedule *s, char *buf, size_t buf_len);
+
+/* Resolves y_layout AUTO to the SPEC's default (channels-last when x or w is): what every
+ * supports/worth_routing/workspace_size/launch sees. */
+void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,218 @@
+/* The canonical convolution (SPEC §2–§5) as the formulas read: for every output, the sum over
+ * the taps of its group, then the epilogue, all in f64. No tiling, no clever indexing: the
+ * kernels are checked against this, so it has to be obviously right. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "convnd_ref.h"
+
+/* The problem padded to 3 spatial dims (leading size-1 dims) with the element strides of x, w
+ * and y over logical indices (n or co/ci, c, s0, s1, s2). */
+typedef struct ref_geometry {
+    int64_t in[3], out[3], k[3], s[3], d[3], p0[3];
+    int64_t xs[5], ws[5], ys[5];
+    int64_t x_numel, w_numel, y_numel;
+} ref_geometry;
+
+/* Output size per SPEC §2 (forward) or §3 (transposed), computed here rather than taken from
+ * the library so that a disagreement shows up. */
+static int64_t spec_output_size(const convnd_problem *p, int t) {
+    int64_t e = p->dilation[t] * (p->kernel[t] - 1) + 1;
+    int64_t pads = p->pad_before[t] + p->pad_after[t];
+    if (p->mode == CONVND_FORWARD) {
+        int64_t span = p->input[t] + pads - e;
+        /* floor division: span may be negative, then O < 1 and validation has refused it */
+        int64_t q = span / p->stride[t] - (span % p->stride[t] < 0);
+        return q + 1;
+    }
+    return (p->input[t] - 1) * p->stride[t] + e - pads;
+}
+
+static int shape_matches(const convnd_tensor_desc *d, const int64_t *expected, int rank,
+                         const char *name) {
+    int ok = d->rank == rank;
+    for (int r = 0; ok && r < rank; r++) ok = d->shape[r] == expected[r];
+    if (!ok) {
+        fprintf(stderr, "convnd_ref: convnd_tensor_describe(%s) shape [", name);
+        for (int r = 0; r < d->rank; r++) fprintf(stderr, "%s%lld", r ? "," : "", (long long)d->shape[r]);
+        fprintf(stderr, "] differs from the SPEC's [");
+        for (int r = 0; r < rank; r++) fprintf(stderr, "%s%lld", r ? "," : "", (long long)expected[r]);
+        fprintf(stderr, "]\n");
+    }
+    return ok;
+}
+
+/* Copies a descriptor's strides into the padded 5-entry form: (outer, channel, s0, s1, s2). */
+static void pad_strides(const convnd_tensor_desc *d, int dims, int64_t out[5]) {
+    out[0] = d->strides[0];
+    out[1] = d->strides[1];
+    for (int t = 0; t < 3; t++) {
+        int src = t - (3 - dims); /* spatial index in the problem, negative for padding dims */
+        out[2 + t] = src >= 0 ? d->strides[2 + src] : 0;
+    }
+}
+
+static convnd_status make_geometry(const convnd_problem *p, ref_geometry *g) {
+    convnd_tensor_desc xd, wd, yd;
+    convnd_status st = convnd_tensor_describe(p, CONVND_X, &xd);
+    if (st == CONVND_OK) st = convnd_tensor_describe(p, CONVND_W, &wd);
+    if (st == CONVND_OK) st = convnd_tensor_describe(p, CONVND_Y, &yd);
+    if (st != CONVND_OK) return st;
+
+    int dims = p->dims;
+    int64_t xshape[5] = {p->N, p->C_in}, wshape[5], yshape[5] = {p->N, p->C_out};
+    if (p->mode == CONVND_FORWARD) {
+        wshape[0] = p->C_out;
+        wshape[1] = p->C_in / p->groups;
+    } else {
+        wshape[0] = p->C_in;
+        wshape[1] = p->C_out / p->groups;
+    }
+    for (int t = 0; t < 3; t++) {
+        int src = t - (3 - dims);
+        g->in[t] = src >= 0 ? p->input[src] : 1;
+        g->out[t] = src >= 0 ? spec_output_size(p, src) : 1;
+        g->k[t] = src >= 0 ? p->kernel[src] : 1;
+        g->s[t] = src >= 0 ? p->stride[src] : 1;
+        g->d[t] = src >= 0 ? p->dilation[src] : 1;
+        g->p0[t] = src >= 0 ? p->pad_before[src] : 0;
+        if (src >= 0) {
+            xshape[2 + src] = p->input[src];
+            wshape[2 + src] = p->kernel[src];
+            yshape[2 + src] = g->out[t];
+        }
+    }
+    if (!shape_matches(&xd, xshape, dims + 2, "x") || !shape_matches(&wd, wshape, dims + 2, "w") ||
+        !shape_matches(&yd, yshape, dims + 2, "y"))
+        return CONVND_ERR_INTERNAL;
+    pad_strides(&xd, dims, g->xs);
+    pad_strides(&wd, dims, g->ws);
+    pad_strides(&yd, dims, g->ys);
+    g->x_numel = xd.numel;
+    g->w_numel = wd.numel;
+    g->y_numel = yd.numel;
+    return CONVND_OK;
+}
+
+/* The input position a tap (output o, kernel offset k) reads in one dim, or -1 when there is
+ * none: forward i = o*S - P0 + k*D; transposed the i with i*S + k*D - P0 = o. Positions outside
+ * [0, I) are the implicit zero padding (or, transposed, no tap at all). */
+static int64_t tap_input(convnd_mode mode, const ref_geometry *g, int t, int64_t o, int64_t k) {
+    int64_t i;
+    if (mode == CONVND_FORWARD) {
+        i = o * g->s[t] - g->p0[t] + k * g->d[t];
+    } else {
+        int64_t num = o + g->p0[t] - k * g->d[t];
+        if (num % g->s[t] != 0) return -1;
+        i = num / g->s[t];
+    }
+    return i >= 0 && i < g->in[t] ? i : -1;
+}
+
+double convnd_ref_activate(convnd_activation act, double v) {
+    switch (act) {
+    case CONVND_ACT_NONE: return v;
+    case CONVND_ACT_RELU: return v > 0.0 ? v : 0.0;
+    case CONVND_ACT_SILU: return v / (1.0 + exp(-v));
+    case CONVND_ACT_GELU: return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+    }
+    return NAN;
+}
+
+/* Loads a whole tensor as f64 (positions of a dense layout: 0 .. numel-1). */
+static double *load_all(convnd_dtype dt, const void *data, int64_t numel) {
+    double *out = malloc(sizeof(double) * (size_t)(numel > 0 ? numel : 1));
+    if (!out) return NULL;
+    for (int64_t i = 0; i < numel; i++) out[i] = convnd_ref_load(dt, data, i);
+    return out;
+}
+
+convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const void *w,
+                                  const void *bias, const void *z, double *y_exact,
+                                  double *y_mag) {
+    ref_geometry g;
+    convnd_status st = make_geometry(p, &g);
+    if (st != CONVND_OK) return st;
+    if ((g.x_numel > 0 && !x) || (g.w_numel > 0 && !w) || (p->has_bias && !bias) ||
+        (p->has_z && !z))
+        return CONVND_ERR_NULL_POINTER;
+
+    double *xv = load_all(p->dtype, x, g.x_numel);
+    double *wv = load_all(p->dtype, w, g.w_numel);
+    if (!xv || !wv) {
+        free(xv);
+        free(wv);
+        return CONVND_ERR_OUT_OF_MEMORY;
+    }
+    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
+    const double alpha = p->alpha, beta = p->beta;
+
+    for (int64_t n = 0; n < p->N; n++)
+        for (int64_t co = 0; co < p->C_out; co++)
+            for (int64_t o0 = 0; o0 < g.out[0]; o0++)
+                for (int64_t o1 = 0; o1 < g.out[1]; o1++)
+                    for (int64_t o2 = 0; o2 < g.out[2]; o2++) {
+                        const int64_t group = co / cout_g;
+                        double acc = 0.0, mag = 0.0;
+                        for (int64_t cig = 0; cig < cin_g; cig++) {
+                            const int64_t ci = group * cin_g + cig;
+                            const double *xc = xv + n * g.xs[0] + ci * g.xs[1];
+                            /* forward w[co, ci mod C_in/g, k]; transposed w[ci, co mod C_out/g, k] */
+                            const double *wc = p->mode == CONVND_FORWARD
+                                                   ? wv + co * g.ws[0] + cig * g.ws[1]
+                                                   : wv + ci * g.ws[0] + (co % cout_g) * g.ws[1];
+                            for (int64_t k0 = 0; k0 < g.k[0]; k0++) {
+                                const int64_t i0 = tap_input(p->mode, &g, 0, o0, k0);
+                                if (i0 < 0) continue;
+                                for (int64_t k1 = 0; k1 < g.k[1]; k1++) {
+                                    const int64_t i1 = tap_input(p->mode, &g, 1, o1, k1);
+                                    if (i1 < 0) continue;
+                                    for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+                                        const int64_t i2 = tap_input(p->mode, &g, 2, o2, k2);
+                                        if (i2 < 0) continue;
+                                        const double prod =
+                                            xc[i0 * g.xs[2] + i1 * g.xs[3] + i2 * g.xs[4]] *
+                                            wc[k0 * g.ws[2] + k1 * g.ws[3] + k2 * g.ws[4]];
+                                        acc += prod;
+                                        mag += fabs(prod);
+                                    }
+                                }
+                            }
+                        }
+                        const int64_t yo = n * g.ys[0] + co * g.ys[1] + o0 * g.ys[2] +
+                                           o1 * g.ys[3] + o2 * g.ys[4];
+                        double v = alpha * acc;
+                        mag *= fabs(alpha);
+                        if (p->has_bias) {
+                            const double b = convnd_ref_load(p->dtype, bias, co);
+                            v += b;
+                            mag += fabs(b);
+                        }
+                        if (p->has_z) {
+                            const double bz = beta * convnd_ref_load(p->dtype, z, yo);
+                            v += bz;
+                            mag += fabs(bz);
+                        }
+                        if (y_exact) y_exact[yo] = convnd_ref_activate(p->activation, v);
+                        if (y_mag) y_mag[yo] = mag;
+                    }
+    free(xv);
+    free(wv);
+    return CONVND_OK;
+}
+
+convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void *w,
+                              const void *bias, const void *z, void *y) {
+    convnd_tensor_desc yd;
+    convnd_status st = convnd_tensor_describe(p, CONVND_Y, &yd);
+    if (st != CONVND_OK) return st;
+    if (yd.numel > 0 && !y) return CONVND_ERR_NULL_POINTER;
+    /* computed in full before the first store, so z may equal y */
+    double *exact = malloc(sizeof(double) * (size_t)(yd.numel > 0 ? yd.numel : 1));
+    if (!exact) return CONVND_ERR_OUT_OF_MEMORY;
+    st = convnd_ref_conv_f64(p, x, w, bias, z, exact, NULL);
+    if (st == CONVND_OK)
+        for (int64_t i = 0; i < yd.numel; i++) convnd_ref_store(p->dtype, y, i, exact[i]);
+    free(exact);
+    return st;
+}

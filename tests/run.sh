@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need when missing, builds (CUDA kernels too when nvcc
+# is present), and runs the whole Criterion suite. Without a GPU every kernel runs on the emulated
+# device; with one, on the GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+[ -f /usr/include/criterion/criterion.h ] || missing+=(libcriterion-dev)
+[ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] || missing+=(libopenblas-dev)
+command -v cmake >/dev/null || missing+=(cmake)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tests/run.sh: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+build=${CONVND_BUILD_DIR:-build}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CONVND_CMAKE_ARGS:-}
+cmake --build "$build" -j"$(nproc)"
+"$build"/tests/convnd_tests --jobs "$(nproc)" "$@"

@@ -1,0 +1,228 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_conv_case.h"
+#include "test_problem_text.h"
+#include "test_random.h"
+#include "test_tolerance.h"
+#include "convnd_ref.h"
+
+uint32_t test_poison_bits(convnd_dtype dt) {
+    /* NaNs with a recognisable payload: no kernel computes these by accident */
+    return dt == CONVND_F16 ? 0x7d5au : dt == CONVND_BF16 ? 0x7fa5u : 0x7fa5a5a5u;
+}
+
+void test_poison_fill(convnd_dtype dt, void *host, int64_t n) {
+    const uint32_t bits = test_poison_bits(dt);
+    for (int64_t i = 0; i < n; ++i) {
+        if (dt == CONVND_F32) {
+            memcpy((uint32_t *)host + i, &bits, 4);
+        } else {
+            const uint16_t h = (uint16_t)bits;
+            memcpy((uint16_t *)host + i, &h, 2);
+        }
+    }
+}
+
+int test_is_poison(convnd_dtype dt, const void *host, int64_t i) {
+    if (dt == CONVND_F32) {
+        uint32_t v;
+        memcpy(&v, (const uint32_t *)host + i, 4);
+        return v == test_poison_bits(dt);
+    }
+    uint16_t v;
+    memcpy(&v, (const uint16_t *)host + i, 2);
+    return v == (uint16_t)test_poison_bits(dt);
+}
+
+void *test_device_upload(convnd_dtype dt, const void *host, int64_t n) {
+    const size_t es = convnd_ref_dtype_size(dt);
+    const size_t bytes = es * (size_t)(n > 0 ? n : 1);
+    void *d = NULL;
+    if (convnd_malloc(&d, bytes) != CONVND_OK) return NULL;
+    void *tmp = NULL;
+    if (!host || n == 0) {
+        tmp = malloc(bytes);
+        if (!tmp) {
+            convnd_free(d);
+            return NULL;
+        }
+        test_poison_fill(dt, tmp, (int64_t)(bytes / es));
+        host = tmp;
+    }
+    const convnd_status st = convnd_memcpy_h2d(d, host, bytes);
+    free(tmp);
+    if (st != CONVND_OK) {
+        convnd_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void *host_random(convnd_dtype dt, int64_t n, test_rng *r) {
+    void *h = malloc(convnd_ref_dtype_size(dt) * (size_t)(n > 0 ? n : 1));
+    if (h) test_fill_random(dt, h, n, r);
+    return h;
+}
+
+static int compute_reference(test_conv_case *c, char *err, size_t err_len) {
+    const convnd_status st =
+        convnd_ref_conv_f64(&c->p, c->hx, c->hw, c->p.has_bias ? c->hb : NULL,
+                            c->p.has_z ? c->hz : NULL, c->ref, c->mag);
+    if (st != CONVND_OK) snprintf(err, err_len, "reference failed: %s", convnd_status_string(st));
+    return st == CONVND_OK;
+}
+
+int test_case_init(test_conv_case *c, const convnd_problem *p, int z_in_place, uint64_t seed,
+                   char *err, size_t err_len) {
+    memset(c, 0, sizeof *c);
+    c->p = *p;
+    if (c->p.y_layout == CONVND_LAYOUT_AUTO)
+        c->p.y_layout = convnd_default_output_layout(p->x_layout, p->w_layout);
+    c->z_in_place = z_in_place && p->has_z;
+    if (convnd_tensor_describe(&c->p, CONVND_X, &c->xd) != CONVND_OK ||
+        convnd_tensor_describe(&c->p, CONVND_W, &c->wd) != CONVND_OK ||
+        convnd_tensor_describe(&c->p, CONVND_Y, &c->yd) != CONVND_OK) {
+        snprintf(err, err_len, "invalid problem: %s", convnd_last_error());
+        return 0;
+    }
+    c->bias_n = p->C_out;
+    c->esize = convnd_ref_dtype_size(p->dtype);
+    const convnd_dtype dt = p->dtype;
+    test_rng r = test_rng_seed(seed);
+    c->hx = host_random(dt, c->xd.numel, &r);
+    c->hw = host_random(dt, c->wd.numel, &r);
+    c->hb = host_random(dt, c->bias_n, &r);
+    c->hz = host_random(dt, c->yd.numel, &r);
+    c->hy = malloc(c->esize * (size_t)(c->yd.numel > 0 ? c->yd.numel : 1));
+    const size_t yn = (size_t)(c->yd.numel > 0 ? c->yd.numel : 1);
+    c->ref = malloc(sizeof(double) * yn);
+    c->mag = malloc(sizeof(double) * yn);
+    if (!c->hx || !c->hw || !c->hb || !c->hz || !c->hy || !c->ref || !c->mag) {
+        snprintf(err, err_len, "out of host memory");
+        test_case_free(c);
+        return 0;
+    }
+    c->dx = test_device_upload(dt, c->hx, c->xd.numel);
+    c->dw = test_device_upload(dt, c->hw, c->wd.numel);
+    c->db = test_device_upload(dt, c->hb, c->bias_n);
+    c->dz = test_device_upload(dt, c->hz, c->yd.numel);
+    c->dy = test_device_upload(dt, NULL, c->yd.numel);
+    if (!c->dx || !c->dw || !c->db || !c->dz || !c->dy) {
+        snprintf(err, err_len, "device allocation failed: %s", convnd_last_error());
+        test_case_free(c);
+        return 0;
+    }
+    if (!compute_reference(c, err, err_len)) {
+        test_case_free(c);
+        return 0;
+    }
+    return 1;
+}
+
+int test_case_set_inputs(test_conv_case *c, const void *hx, const void *hw, char *err,
+                         size_t err_len) {
+    const size_t xb = c->esize * (size_t)c->xd.numel, wb = c->esize * (size_t)c->wd.numel;
+    if (hx) memcpy(c->hx, hx, xb);
+    if (hw) memcpy(c->hw, hw, wb);
+    if ((hx && xb && convnd_memcpy_h2d(c->dx, c->hx, xb) != CONVND_OK) ||
+        (hw && wb && convnd_memcpy_h2d(c->dw, c->hw, wb) != CONVND_OK)) {
+        snprintf(err, err_len, "upload failed: %s", convnd_last_error());
+        return 0;
+    }
+    return compute_reference(c, err, err_len);
+}
+
+void test_case_free(test_conv_case *c) {
+    void *dev[] = {c->dx, c->dw, c->db, c->dz, c->dy};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
+        if (dev[i]) convnd_free(dev[i]);
+    free(c->hx);
+    free(c->hw);
+    free(c->hb);
+    free(c->hz);
+    free(c->hy);
+    free(c->ref);
+    free(c->mag);
+    memset(c, 0, sizeof *c);
+}
+
+convnd_status test_case_run(test_conv_case *c, const char *spec) {
+    const convnd_dtype dt = c->p.dtype;
+    const int64_t yn = c->yd.numel;
+    const size_t ybytes = c->esize * (size_t)(yn > 0 ? yn : 1);
+    /* y starts poisoned, or holding z when z is y */
+    if (c->z_in_place) {
+        if (convnd_memcpy_h2d(c->dy, c->hz, ybytes) != CONVND_OK) return CONVND_ERR_DEVICE;
+    } else {
+        test_poison_fill(dt, c->hy, yn > 0 ? yn : 1);
+        if (convnd_memcpy_h2d(c->dy, c->hy, ybytes) != CONVND_OK) return CONVND_ERR_DEVICE;
+    }
+    convnd_options opts = {0};
+    opts.schedule = spec;
+    size_t ws_bytes = 0;
+    convnd_status st = convnd_workspace_size(&c->p, &opts, &ws_bytes);
+    if (st != CONVND_OK) return st;
+    void *ws = NULL;
+    if (ws_bytes > 0) { /* poisoned: a schedule must not read scratch it did not write */
+        ws = test_device_upload(CONVND_F32, NULL, (int64_t)((ws_bytes + 3) / 4));
+        if (!ws) return CONVND_ERR_OUT_OF_MEMORY;
+    }
+    st = conv_nd(&c->p, c->dx, c->dw, c->p.has_bias ? c->db : NULL,
+                 c->p.has_z ? (c->z_in_place ? c->dy : c->dz) : NULL, c->dy, ws, ws_bytes, NULL,
+                 &opts);
+    if (st == CONVND_OK) st = convnd_synchronize(NULL);
+    if (ws) convnd_free(ws);
+    if (convnd_memcpy_d2h(c->hy, c->dy, ybytes) != CONVND_OK && st == CONVND_OK)
+        st = CONVND_ERR_DEVICE;
+    return st;
+}
+
+/* "(n, c, o0, o1)" of the element at memory offset off (dense layouts: each logical index is
+ * (off / stride) % size). */
+static void logical_index(const convnd_tensor_desc *d, int64_t off, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int32_t j = 0; j < d->rank && used + 1 < len; ++j) {
+        const int64_t idx = d->shape[j] > 0 ? (off / d->strides[j]) % d->shape[j] : 0;
+        const int n = snprintf(buf + used, len - used, "%s%lld%s", j ? ", " : "(",
+                               (long long)idx, j + 1 == d->rank ? ")" : "");
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+int test_case_check(const test_conv_case *c, char *msg, size_t msg_len) {
+    const test_tolerance tol = test_tolerance_for(&c->p);
+    int64_t bad = 0, unwritten = 0, first = -1;
+    double first_tol = 0.0;
+    for (int64_t i = 0; i < c->yd.numel; ++i) {
+        const int poisoned = !c->z_in_place && test_is_poison(c->p.dtype, c->hy, i);
+        const double y = convnd_ref_load(c->p.dtype, c->hy, i);
+        const double bound = test_tolerance_bound(&tol, c->ref[i], c->mag[i]);
+        if (poisoned) ++unwritten;
+        if (poisoned || !isfinite(y) || !(fabs(y - c->ref[i]) <= bound)) {
+            if (first < 0) {
+                first = i;
+                first_tol = bound;
+            }
+            ++bad;
+        }
+    }
+    if (bad == 0) {
+        if (msg && msg_len) msg[0] = '\0';
+        return 1;
+    }
+    char where[96];
+    logical_index(&c->yd, first, where, sizeof where);
+    snprintf(msg, msg_len,
+             "%lld of %lld outputs wrong (%lld never written); first at y%s: got %.9g, expected "
+             "%.9g, |diff| %.3g > tolerance %.3g (magnitude %.3g)",
+             (long long)bad, (long long)c->yd.numel, (long long)unwritten, where,
+             convnd_ref_load(c->p.dtype, c->hy, first), c->ref[first],
+             fabs(convnd_ref_load(c->p.dtype, c->hy, first) - c->ref[first]), first_tol,
+             c->mag[first]);
+    return 0;
+}

@@ -1,0 +1,332 @@
+/* Forced-schedule tests: every registered schedule x configuration (new schedules join by
+ * registering in schedules/registry.c) over
+ *   - a feature table covering every SPEC feature,
+ *   - seeded random problems,
+ *   - the duality identity <F(x), y> = <x, T(y)> (SPEC §4) on kernel outputs,
+ * against the CPU reference at dtype-derived tolerances (tests/support/test_tolerance.h), with y
+ * poisoned before each run and checked fully written, each case in every thread order of the
+ * active device (forward and reverse on the emulated device). Criterion reports all parameter
+ * cases under one name, so every message names schedule, configuration, case and problem. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "convnd_ref.h"
+#include "schedule.h"
+#include "test_conv_case.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+#include "test_random.h"
+#include "test_random_problem.h"
+#include "test_tolerance.h"
+
+/* ---- the parameter list: every (schedule, config) of the registry ------------------------- */
+
+typedef struct schedule_config {
+    int32_t schedule, config;
+} schedule_config;
+
+#define MAX_SCHEDULE_CONFIGS 256
+static schedule_config all_schedule_configs[MAX_SCHEDULE_CONFIGS];
+
+static size_t list_schedule_configs(void) {
+    size_t n = 0;
+    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
+        for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
+            if (n < MAX_SCHEDULE_CONFIGS) all_schedule_configs[n++] = (schedule_config){i, c};
+    return n;
+}
+
+/* "name:config" */
+static void spec_of(schedule_config sc, char *buf, size_t len) {
+    const convnd_schedule *s = convnd_schedule_table[sc.schedule];
+    snprintf(buf, len, "%s:%s", s->name, s->config_names[sc.config]);
+}
+
+/* ---- the feature table ------------------------------------------------------------------- */
+
+typedef struct feature_case {
+    const char *id;
+    const char *problem; /* tests/support/test_problem_text.h syntax */
+    int z_in_place;      /* z == y */
+} feature_case;
+
+static const feature_case feature_table[] = {
+    /* 1-D (NCL and NLC) */
+    {"1d_basic", "fwd 1d N=2 Ci=3 Co=5 I=17 K=3 P0=1 P1=1", 0},
+    {"1d_even_stride3_dil2", "fwd 1d Ci=4 Co=3 I=29 K=4 S=3 D=2 P0=2 P1=1", 0},
+    {"1d_causal_nlc", "fwd 1d Ci=5 Co=7 I=20 K=3 D=2 P0=4 P1=0 x=cl w=cl", 0},
+    {"1d_negative_pad", "fwd 1d Ci=3 Co=2 I=19 K=2 S=2 P0=-2 P1=-1", 0},
+    {"1d_tr_basic", "tr 1d N=2 Ci=3 Co=5 I=9 K=3 S=2 P0=1 P1=1", 0},
+    {"1d_tr_output_padding", "tr 1d Ci=4 Co=3 I=8 K=4 S=3 P0=1 P1=-1", 0},
+    {"1d_tr_extension_dil3", "tr 1d Ci=2 Co=3 I=5 K=2 S=2 D=3 P0=0 P1=-3 x=cl w=cl", 0},
+    /* 2-D: padding, stride, dilation, even kernels */
+    {"2d_same_3x3_bias", "fwd 2d N=2 Ci=3 Co=5 I=9,8 K=3 P0=1 P1=1 bias", 0},
+    {"2d_same_even_kernel", "fwd 2d Ci=5 Co=4 I=8,7 K=4,2 P0=1,0 P1=2,1", 0},
+    {"2d_asym_downsample", "fwd 2d N=2 Ci=4 Co=6 I=11,10 K=3 S=2 P0=0 P1=1", 0},
+    {"2d_stride3_dil3", "fwd 2d Ci=3 Co=3 I=16,15 K=3,2 S=3,2 D=3,2 P0=2,1 P1=0,3", 0},
+    {"2d_negative_pad", "fwd 2d Ci=3 Co=4 I=10,9 K=3 P0=-1,-2 P1=-2,1", 0},
+    {"2d_pointwise", "fwd 2d N=2 Ci=7 Co=5 I=6,5 K=1", 0},
+    {"2d_pointwise_s2_cl", "fwd 2d Ci=5 Co=3 I=9,8 K=1 S=2 x=cl w=cl", 0},
+    /* groups */
+    {"2d_groups3", "fwd 2d N=2 Ci=6 Co=9 g=3 I=7 K=3 P0=1 P1=1", 0},
+    {"2d_depthwise_s2_cl", "fwd 2d Ci=7 Co=7 g=7 I=9,8 K=3 S=2 P0=1 P1=1 x=cl w=cl", 0},
+    {"2d_depthwise_mult2_5x5", "fwd 2d Ci=5 Co=10 g=5 I=8 K=5 P0=2 P1=2", 0},
+    /* layouts, including mixed x/w layouts and an explicit y layout */
+    {"2d_channels_last", "fwd 2d N=2 Ci=5 Co=7 I=7,6 K=3 P0=1 P1=1 x=cl w=cl", 0},
+    {"2d_x_cl_w_cf", "fwd 2d Ci=3 Co=5 I=6 K=3 x=cl w=cf", 0},
+    {"2d_x_cf_w_cl_y_cf", "fwd 2d Ci=3 Co=5 I=6,7 K=3,2 x=cf w=cl y=cf", 0},
+    {"2d_cf_to_y_cl", "fwd 2d N=2 Ci=5 Co=3 I=5,6 K=3 P0=1 P1=0 y=cl", 0},
+    /* transposed 2-D */
+    {"2d_tr_output_padding", "tr 2d N=2 Ci=4 Co=3 I=5,4 K=3 S=2 P0=1 P1=0", 0},
+    {"2d_tr_groups_dil", "tr 2d Ci=6 Co=4 g=2 I=4,5 K=3,2 S=2,3 D=2,1 P0=1,0 P1=-1,2", 0},
+    {"2d_tr_channels_last", "tr 2d Ci=5 Co=6 I=5 K=4 S=2 P0=1 P1=1 x=cl w=cl", 0},
+    {"2d_tr_depthwise", "tr 2d Ci=4 Co=4 g=4 I=5 K=3 S=2 P0=1 P1=0", 0},
+    {"2d_tr_negative_pad", "tr 2d Ci=3 Co=2 I=4 K=3 P0=-1 P1=-2", 0},
+    {"2d_tr_mixed_layouts", "tr 2d Ci=3 Co=5 I=4,3 K=2,3 S=3,1 x=cf w=cl y=cl", 0},
+    /* 3-D */
+    {"3d_basic", "fwd 3d Ci=3 Co=4 I=5,6,5 K=3 P0=1 P1=1", 0},
+    {"3d_causal_time_cl", "fwd 3d Ci=4 Co=3 I=4,5,5 K=3 P0=2,1,1 P1=0,1,1 x=cl w=cl", 0},
+    {"3d_stride_dil_groups",
+     "fwd 3d N=2 Ci=4 Co=6 g=2 I=5,6,7 K=2,3,3 S=2,1,2 D=1,2,1 P0=0,1,-1 P1=1,1,0", 0},
+    {"3d_tr_basic", "tr 3d Ci=3 Co=2 I=3,4,3 K=3,2,3 S=2 P0=1 P1=0,-1,1", 0},
+    {"3d_tr_groups_cl", "tr 3d Ci=4 Co=4 g=2 I=3 K=2 S=2 x=cl w=cl", 0},
+    /* dtypes */
+    {"2d_f16_bias", "fwd 2d N=2 Ci=5 Co=6 I=7,6 K=3 P0=1 P1=1 f16 bias", 0},
+    {"2d_bf16_cl", "fwd 2d Ci=7 Co=5 I=6 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl bias", 0},
+    {"2d_tr_f16", "tr 2d Ci=3 Co=5 I=4,5 K=3 S=2 P0=1 P1=0 f16", 0},
+    {"3d_bf16", "fwd 3d Ci=3 Co=3 I=4,5,4 K=2,3,3 P0=0,1,1 P1=1,1,1 bf16", 0},
+    {"1d_tr_bf16_cl", "tr 1d Ci=5 Co=3 I=7 K=3 S=2 P0=0 P1=-1 bf16 x=cl w=cl", 0},
+    {"2d_f32_tf32_allowed", "fwd 2d N=2 Ci=8 Co=8 I=6 K=3 P0=1 P1=1 tf32", 0},
+    /* epilogue */
+    {"ep_alpha_beta_bias_z", "fwd 2d Ci=3 Co=4 I=6,5 K=3 P0=1 P1=1 bias z alpha=0.5 beta=0.75", 0},
+    {"ep_relu", "fwd 2d Ci=4 Co=3 I=6 K=3 P0=1 P1=1 bias act=relu", 0},
+    {"ep_silu_f16", "fwd 2d Ci=3 Co=5 I=5,6 K=3 f16 bias z beta=1 act=silu", 0},
+    {"ep_gelu_bf16_cl", "fwd 1d Ci=5 Co=6 I=12 K=3 P0=2 P1=0 bf16 x=cl w=cl bias act=gelu", 0},
+    {"ep_tr_all", "tr 2d Ci=4 Co=3 I=4 K=3 S=2 P0=1 P1=0 bias z alpha=1.5 beta=-0.5 act=gelu", 0},
+    {"ep_in_place_residual", "fwd 2d N=2 Ci=3 Co=5 I=6 K=3 P0=1 P1=1 bias z beta=1", 1},
+    {"ep_in_place_f16_gelu", "fwd 2d Ci=5 Co=3 I=5 K=3 P0=1 P1=1 f16 z beta=0.5 act=gelu", 1},
+    {"ep_in_place_tr_cl", "tr 2d Ci=3 Co=4 I=4 K=2 S=2 x=cl w=cl bias z beta=1 act=relu", 1},
+    /* zero sizes */
+    {"zero_batch", "fwd 2d N=0 Ci=3 Co=4 I=5 K=3", 0},
+    {"zero_out_channels", "fwd 2d Ci=3 Co=0 I=5 K=3", 0},
+    {"zero_in_channels_bias_only", "fwd 2d Ci=0 Co=3 I=5 K=3 bias", 0},
+    {"zero_batch_tr", "tr 1d N=0 Ci=3 Co=4 I=5 K=3 S=2", 0},
+};
+
+#define FEATURE_COUNT (sizeof feature_table / sizeof feature_table[0])
+
+/* ---- running one case on one schedule:config ---------------------------------------------- */
+
+/* Seed of a case: a hash of its id, so cases stay reproducible when the table changes. */
+static uint64_t seed_of(const char *id, uint64_t salt) {
+    uint64_t h = 0xcbf29ce484222325ull ^ salt;
+    for (const char *c = id; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    return h;
+}
+
+/* Runs the case in every thread order and checks each result. Returns 1 when the schedule
+ * supports the problem (and so ran), 0 when skipped. Failures are reported with cr_expect. */
+static int run_case(schedule_config sc, const char *case_id, const convnd_problem *p,
+                    int z_in_place, uint64_t seed) {
+    char spec[128], text[512], reason[512];
+    spec_of(sc, spec, sizeof spec);
+    convnd_problem_format(text, sizeof text, p);
+    if (!convnd_schedule_supports(spec, p, reason, sizeof reason)) return 0;
+
+    test_conv_case c;
+    char err[512];
+    cr_assert(test_case_init(&c, p, z_in_place, seed, err, sizeof err),
+              "%s case %s: setup failed: %s\n  problem: %s", spec, case_id, err, text);
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        const convnd_status st = test_case_run(&c, spec);
+        char msg[1024] = "";
+        const int ok = st == CONVND_OK && test_case_check(&c, msg, sizeof msg);
+        cr_expect(ok, "%s case %s (order %s%s): %s%s%s\n  problem: %s", spec, case_id,
+                  test_order_name(order), z_in_place ? ", z == y" : "",
+                  st == CONVND_OK ? "" : convnd_status_string(st), st == CONVND_OK ? "" : ": ",
+                  st == CONVND_OK ? msg : convnd_last_error(), text);
+    }
+    test_case_free(&c);
+    return 1;
+}
+
+/* ---- the tests ------------------------------------------------------------------------------ */
+
+TestSuite(forced_schedules, .timeout = 600);
+
+ParameterizedTestParameters(forced_schedules, feature_table) {
+    return cr_make_param_array(schedule_config, all_schedule_configs, list_schedule_configs());
+}
+
+ParameterizedTest(schedule_config *sc, forced_schedules, feature_table) {
+    int ran = 0;
+    for (size_t i = 0; i < FEATURE_COUNT; ++i) {
+        const feature_case *f = &feature_table[i];
+        convnd_problem p;
+        char err[512];
+        cr_assert(test_problem_parse(f->problem, &p, err, sizeof err), "feature table: %s", err);
+        cr_assert(convnd_validate(&p) == CONVND_OK, "feature table case %s is invalid: %s", f->id,
+                  convnd_last_error());
+        ran += run_case(*sc, f->id, &p, f->z_in_place, seed_of(f->id, 0));
+    }
+    char spec[128];
+    spec_of(*sc, spec, sizeof spec);
+    cr_assert(ran > 0, "%s supports none of the %zu feature-table cases", spec, FEATURE_COUNT);
+}
+
+/* Random problems: the same seeds for every schedule:config. */
+#define RANDOM_CASES 24
+static const test_problem_limits random_limits = {.max_outputs = 2048, .max_macs = 100000};
+
+ParameterizedTestParameters(forced_schedules, random_problems) {
+    return cr_make_param_array(schedule_config, all_schedule_configs, list_schedule_configs());
+}
+
+ParameterizedTest(schedule_config *sc, forced_schedules, random_problems) {
+    int ran = 0;
+    for (int i = 0; i < RANDOM_CASES; ++i) {
+        test_rng r = test_rng_seed(0x5eed0000u + (uint64_t)i);
+        convnd_problem p;
+        test_random_problem(&r, &random_limits, &p);
+        char id[32];
+        snprintf(id, sizeof id, "random#%d", i);
+        ran += run_case(*sc, id, &p, (int)(test_rng_next(&r) & 1), test_rng_next(&r));
+    }
+    char spec[128];
+    spec_of(*sc, spec, sizeof spec);
+    cr_assert(ran > 0, "%s supports none of the %d random problems", spec, RANDOM_CASES);
+}
+
+/* ---- duality (SPEC §4) ---------------------------------------------------------------------- */
+
+/* The transposed problem T that maps F's output size back to F's input size: same S, D, P0,
+ * weight tensor read as [C_in_T = C_out_F, C_out_T/g = C_in_F/g, K...], and P1 - r with
+ * r = (I + P0 + P1 - E) mod S. T's x has F's y layout and T's y has F's x layout, so the inner
+ * products below run over matching memory offsets. */
+static convnd_problem dual_of(const convnd_problem *f) {
+    convnd_problem t = *f;
+    t.mode = CONVND_TRANSPOSED;
+    t.C_in = f->C_out;
+    t.C_out = f->C_in;
+    int64_t out[CONVND_MAX_DIMS];
+    convnd_output_size(f, out);
+    for (int32_t d = 0; d < f->dims; ++d) {
+        const int64_t e = f->dilation[d] * (f->kernel[d] - 1) + 1;
+        const int64_t r = (f->input[d] + f->pad_before[d] + f->pad_after[d] - e) % f->stride[d];
+        t.input[d] = out[d];
+        t.pad_after[d] = f->pad_after[d] - r;
+    }
+    t.x_layout = f->y_layout == CONVND_LAYOUT_AUTO
+                     ? convnd_default_output_layout(f->x_layout, f->w_layout)
+                     : f->y_layout;
+    t.y_layout = f->x_layout;
+    return t;
+}
+
+/* sum a[i] * b[i] over n elements of dtype dt, and sum |b[i]| * bound[i] */
+static double dot(convnd_dtype dt, const void *a, const void *b, int64_t n) {
+    double s = 0.0;
+    for (int64_t i = 0; i < n; ++i) s += convnd_ref_load(dt, a, i) * convnd_ref_load(dt, b, i);
+    return s;
+}
+
+/* Sum over outputs of |weight| * (that output's error bound): how far a computed inner product
+ * <out, weight> may be from the exact one. */
+static double dot_error_bound(const test_conv_case *c, const void *weight) {
+    const test_tolerance tol = test_tolerance_for(&c->p);
+    double s = 0.0;
+    for (int64_t i = 0; i < c->yd.numel; ++i)
+        s += fabs(convnd_ref_load(c->p.dtype, weight, i)) *
+             test_tolerance_bound(&tol, c->ref[i], c->mag[i]);
+    return s;
+}
+
+/* The spec that runs p: the schedule under test when it supports p, else the direct schedule
+ * (so a forward-only schedule still has its forward checked against a transposed direct). */
+static const char *runner_for(const char *spec, const convnd_problem *p) {
+    char reason[256];
+    return convnd_schedule_supports(spec, p, reason, sizeof reason) ? spec : "direct";
+}
+
+#define DUALITY_CASES 8
+
+/* Tried in order for each duality problem. */
+static const struct {
+    convnd_dtype dtype;
+    convnd_math math;
+} duality_numerics[] = {{CONVND_F32, CONVND_MATH_DEFAULT},
+                        {CONVND_F32, CONVND_MATH_ALLOW_TF32},
+                        {CONVND_BF16, CONVND_MATH_DEFAULT},
+                        {CONVND_F16, CONVND_MATH_DEFAULT}};
+
+ParameterizedTestParameters(forced_schedules, duality) {
+    return cr_make_param_array(schedule_config, all_schedule_configs, list_schedule_configs());
+}
+
+ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
+    char spec[128];
+    spec_of(*sc, spec, sizeof spec);
+    int ran = 0;
+    for (int i = 0; i < DUALITY_CASES; ++i) {
+        test_rng r = test_rng_seed(0xd0a1000u + (uint64_t)i);
+        convnd_problem f;
+        do { /* no epilogue: the identity is about the linear map */
+            test_random_problem(&r, &random_limits, &f);
+            f.mode = CONVND_FORWARD;
+            f.has_bias = f.has_z = 0;
+            f.alpha = 1.0f;
+            f.beta = 0.0f;
+            f.activation = CONVND_ACT_NONE;
+        } while (convnd_validate(&f) != CONVND_OK || test_problem_outputs(&f) < 1);
+        /* the most precise numerics the schedule runs, so the bound stays tight */
+        convnd_problem t;
+        const char *f_spec = NULL, *t_spec = NULL;
+        for (size_t k = 0; k < sizeof duality_numerics / sizeof duality_numerics[0]; ++k) {
+            f.dtype = duality_numerics[k].dtype;
+            f.math = duality_numerics[k].math;
+            t = dual_of(&f);
+            f_spec = runner_for(spec, &f);
+            t_spec = runner_for(spec, &t);
+            if (f_spec == spec || t_spec == spec) break;
+        }
+        char ftext[512], ttext[512], err[512];
+        convnd_problem_format(ftext, sizeof ftext, &f);
+        convnd_problem_format(ttext, sizeof ttext, &t);
+        cr_assert(convnd_validate(&t) == CONVND_OK, "duality #%d: dual problem invalid: %s\n  T: %s",
+                  i, convnd_last_error(), ttext);
+        if (f_spec != spec && t_spec != spec) continue; /* neither side is this schedule's */
+        ++ran;
+
+        test_conv_case fc, tc;
+        cr_assert(test_case_init(&fc, &f, 0, test_rng_next(&r), err, sizeof err), "%s", err);
+        cr_assert(test_case_init(&tc, &t, 0, test_rng_next(&r), err, sizeof err), "%s", err);
+        cr_assert(test_case_set_inputs(&tc, NULL, fc.hw, err, sizeof err), "%s", err);
+        cr_assert(fc.yd.numel == tc.xd.numel && tc.yd.numel == fc.xd.numel,
+                  "duality #%d: T does not map F's output size back to its input size", i);
+        for (int order = 0; order < test_order_count(); ++order) {
+            test_order_apply(order);
+            const convnd_status fs = test_case_run(&fc, f_spec);
+            const convnd_status ts = test_case_run(&tc, t_spec);
+            cr_expect(fs == CONVND_OK && ts == CONVND_OK, "%s duality #%d: run failed: %s\n  F: %s",
+                      spec, i, convnd_last_error(), ftext);
+            if (fs != CONVND_OK || ts != CONVND_OK) continue;
+            /* <F(x), y> with y = T's input, and <x, T(y)> */
+            const double lhs = dot(f.dtype, fc.hy, tc.hx, fc.yd.numel);
+            const double rhs = dot(f.dtype, fc.hx, tc.hy, fc.xd.numel);
+            const double bound = dot_error_bound(&fc, tc.hx) + dot_error_bound(&tc, fc.hx);
+            cr_expect(fabs(lhs - rhs) <= bound,
+                      "%s duality #%d (order %s, F by %s, T by %s): <F(x),y> = %.12g but "
+                      "<x,T(y)> = %.12g, |diff| %.3g > bound %.3g\n  F: %s\n  T: %s",
+                      spec, i, test_order_name(order), f_spec, t_spec, lhs, rhs,
+                      fabs(lhs - rhs), bound, ftext, ttext);
+        }
+        test_case_free(&fc);
+        test_case_free(&tc);
+    }
+    cr_assert(ran > 0, "%s ran none of the %d duality problems", spec, DUALITY_CASES);
+}
