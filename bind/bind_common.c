@@ -64,16 +64,17 @@ convnd_status convnd_bind_check_shape(const char *name, const convnd_shape *shap
 convnd_status convnd_bind_expand(const char *name, const convnd_ints *list, int32_t dims,
                                  int64_t default_value, int broadcast, int64_t out[]) {
     if (!list) {
-        for (int32_t t = 0; t < dims; ++t) out[t] = default_value;
+        for (int32_t t = 0; t < dims; ++t)
+            out[t] = default_value;
         return CONVND_OK;
     }
     char text[CONVND_LIST_TEXT];
     if (list->len < 0 || list->len > CONVND_INTS_CAPACITY)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "%s has len=%d entries; expected %s%d", name, (int)list->len,
-                            broadcast ? "1 or " : "", (int)dims);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "%s has len=%d entries; expected %s%d",
+                            name, (int)list->len, broadcast ? "1 or " : "", (int)dims);
     if (broadcast && list->len == 1) {
-        for (int32_t t = 0; t < dims; ++t) out[t] = list->v[0];
+        for (int32_t t = 0; t < dims; ++t)
+            out[t] = list->v[0];
         return CONVND_OK;
     }
     if (list->len != dims) {
@@ -86,7 +87,8 @@ convnd_status convnd_bind_expand(const char *name, const convnd_ints *list, int3
                             "%s=%s has %d entries; expected %d (one per spatial dim)", name,
                             convnd_bind_ints_text(text, list), (int)list->len, (int)dims);
     }
-    for (int32_t t = 0; t < dims; ++t) out[t] = list->v[t];
+    for (int32_t t = 0; t < dims; ++t)
+        out[t] = list->v[t];
     return CONVND_OK;
 }
 
@@ -107,12 +109,12 @@ convnd_status convnd_bind_effective_kernel(int t, int64_t K, int64_t D, int64_t 
     return CONVND_OK;
 }
 
-convnd_status convnd_bind_same_padding(int t, int64_t I, int64_t K, int64_t S, int64_t D,
-                                       int upper, int64_t *P0, int64_t *P1) {
+convnd_status convnd_bind_same_padding(int t, int64_t I, int64_t K, int64_t S, int64_t D, int upper,
+                                       int64_t *P0, int64_t *P1) {
     int64_t E, total;
     if (S < 1) /* callers check first; this guards the division */
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "stride[%d]=%" PRId64 " must be >= 1",
-                            t, S);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "stride[%d]=%" PRId64 " must be >= 1", t,
+                            S);
     convnd_status st = convnd_bind_effective_kernel(t, K, D, &E);
     if (st) return st;
     /* (ceil(I/S) - 1)*S <= I - 1, so only "+ E" can overflow. */

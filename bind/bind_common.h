@@ -30,8 +30,8 @@ convnd_status convnd_bind_finish(const convnd_problem *bound, convnd_problem *ou
 
 /* SAME padding of one dim, T = max(0, (ceil(I/S) - 1)*S + E - I), split with the odd unit
  * after (upper) or before (lower); checked arithmetic. */
-convnd_status convnd_bind_same_padding(int t, int64_t I, int64_t K, int64_t S, int64_t D,
-                                       int upper, int64_t *P0, int64_t *P1);
+convnd_status convnd_bind_same_padding(int t, int64_t I, int64_t K, int64_t S, int64_t D, int upper,
+                                       int64_t *P0, int64_t *P1);
 
 /* Effective kernel D*(K-1)+1, checked (K >= 1, D >= 1 already checked by the caller). */
 convnd_status convnd_bind_effective_kernel(int t, int64_t K, int64_t D, int64_t *E);

@@ -49,8 +49,7 @@ static convnd_status bind_onnx_common(const char *op, const convnd_shape *X, con
                                       const convnd_ints *kernel_shape, const convnd_pads *pads,
                                       const convnd_ints *strides, onnx_common *c) {
     convnd_status st;
-    if ((st = convnd_bind_check_shape("X", X)) || (st = convnd_bind_check_shape("W", W)))
-        return st;
+    if ((st = convnd_bind_check_shape("X", X)) || (st = convnd_bind_check_shape("W", W))) return st;
     convnd_bind_shape_text(c->x_text, X);
     convnd_bind_shape_text(c->w_text, W);
     if (X->rank < 3 || X->rank > CONVND_MAX_RANK)
@@ -89,7 +88,8 @@ static convnd_status bind_onnx_common(const char *op, const convnd_shape *X, con
                                     convnd_bind_ints_text(text, kernel_shape), c->w_text);
             }
     }
-    for (int32_t t = 0; t < dims; ++t) c->pads_begin[t] = c->pads_end[t] = 0;
+    for (int32_t t = 0; t < dims; ++t)
+        c->pads_begin[t] = c->pads_end[t] = 0;
     if (pads) {
         char text[CONVND_LIST_TEXT];
         const int32_t shown = pads->len < 0                      ? 0
@@ -152,8 +152,7 @@ convnd_status convnd_bind_onnx_conv(const convnd_shape *X, const convnd_shape *W
     if (convnd_mul_overflows(W->v[1], group, &expected_C) || expected_C != C)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "ONNX Conv: X of shape %s has C=%" PRId64
-                            " channels but W[1]*group = %" PRId64 "*%" PRId64
-                            " (W of shape %s)",
+                            " channels but W[1]*group = %" PRId64 "*%" PRId64 " (W of shape %s)",
                             c.x_text, C, W->v[1], group, c.w_text);
     if (bias_len != -1 && bias_len != M)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
@@ -180,8 +179,8 @@ convnd_status convnd_bind_onnx_conv(const convnd_shape *X, const convnd_shape *W
 }
 
 /* Begin and end padding from an output_shape (ONNX ConvTranspose's equations). */
-static convnd_status padding_for_output_shape(int32_t t, int64_t I, int64_t K, int64_t S,
-                                              int64_t D, int64_t op, int64_t target,
+static convnd_status padding_for_output_shape(int32_t t, int64_t I, int64_t K, int64_t S, int64_t D,
+                                              int64_t op, int64_t target,
                                               convnd_onnx_auto_pad auto_pad, int64_t *begin,
                                               int64_t *end) {
     int64_t E, total;
@@ -213,8 +212,8 @@ convnd_status convnd_bind_onnx_conv_transpose(
     const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
     const convnd_ints *strides, convnd_problem *out) {
     onnx_common c;
-    convnd_status st = bind_onnx_common("ConvTranspose", X, W, bias_len, auto_pad, dilations,
-                                        group, kernel_shape, pads, strides, &c);
+    convnd_status st = bind_onnx_common("ConvTranspose", X, W, bias_len, auto_pad, dilations, group,
+                                        kernel_shape, pads, strides, &c);
     if (st) return st;
     const int32_t dims = c.dims;
     int64_t op[CONVND_MAX_DIMS], target[CONVND_MAX_DIMS];

@@ -76,6 +76,14 @@ convnd_status convnd_fold_pad(convnd_problem *p, const convnd_pads *pad, convnd_
             continue;
         }
         const int32_t t = dim - 2;
+        /* A crop followed by the conv's own zero padding on the same side turns values of x
+         * into zeros; no single padding of x expresses that (golden cases pad_conv*). */
+        if ((before < 0 && p->pad_before[t] > 0) || (after < 0 && p->pad_after[t] > 0))
+            return convnd_error(CONVND_ERR_UNSUPPORTED,
+                                "pad %" PRId64 "/%" PRId64 " crops spatial dim %d where the conv "
+                                "pads %" PRId64 "/%" PRId64 ": the conv would zero-fill cropped "
+                                "positions, which no padding of x expresses (pad=%s)",
+                                before, after, (int)t, p->pad_before[t], p->pad_after[t], text);
         int64_t unpadded;
         if (convnd_sub_overflows(p->input[t], before, &unpadded) ||
             convnd_sub_overflows(unpadded, after, &unpadded) ||
@@ -83,8 +91,7 @@ convnd_status convnd_fold_pad(convnd_problem *p, const convnd_pads *pad, convnd_
             convnd_add_overflows(folded.pad_after[t], after, &folded.pad_after[t]))
             return convnd_error(CONVND_ERR_OVERFLOW,
                                 "folding pad %" PRId64 "/%" PRId64 " into spatial dim %d "
-                                "(input=%" PRId64 ", pad %" PRId64 "/%" PRId64
-                                ") overflows int64",
+                                "(input=%" PRId64 ", pad %" PRId64 "/%" PRId64 ") overflows int64",
                                 before, after, (int)t, p->input[t], p->pad_before[t],
                                 p->pad_after[t]);
         if (unpadded < 1)

@@ -12,8 +12,7 @@
  * spatial dim, or one per tensor dim in data_format order with 1 on N and C. */
 static convnd_status expand_tf_list(const char *name, const convnd_ints *list, int32_t dims,
                                     int channels_last, int64_t out[]) {
-    if (!list || list->len != dims + 2)
-        return convnd_bind_expand(name, list, dims, 1, 1, out);
+    if (!list || list->len != dims + 2) return convnd_bind_expand(name, list, dims, 1, 1, out);
     const int32_t c_index = channels_last ? dims + 1 : 1;
     const int32_t first_spatial = channels_last ? 1 : 2;
     if (list->v[0] != 1 || list->v[c_index] != 1) {
@@ -23,7 +22,8 @@ static convnd_status expand_tf_list(const char *name, const convnd_ints *list, i
                             convnd_bind_ints_text(text, list),
                             channels_last ? "channels_last" : "channels_first");
     }
-    for (int32_t t = 0; t < dims; ++t) out[t] = list->v[first_spatial + t];
+    for (int32_t t = 0; t < dims; ++t)
+        out[t] = list->v[first_spatial + t];
     return CONVND_OK;
 }
 
@@ -113,7 +113,8 @@ convnd_status convnd_bind_tf_conv(const convnd_shape *input, const convnd_shape 
                             C_out, groups, in_text, f_text);
     if (bias_len != -1 && bias_len != C_out)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "TensorFlow conv: bias has %" PRId64 " elements; expected C_out=%" PRId64,
+                            "TensorFlow conv: bias has %" PRId64
+                            " elements; expected C_out=%" PRId64,
                             bias_len, C_out);
 
     convnd_problem p;

@@ -1,6 +1,7 @@
 /* PyTorch front-ends (SPEC section 7): conv{1,2,3}d with int, "same" or "valid" padding,
  * conv_transpose{1,2,3}d, torch.convolution / torch._convolution, and causal convolutions in
- * PyTorch layout. Argument rules and messages follow ATen's (aten/src/ATen/native/Convolution.cpp). */
+ * PyTorch layout. Argument rules and messages follow ATen's (aten/src/ATen/native/Convolution.cpp).
+ */
 #include "bind_common.h"
 #include "checked_math.h"
 #include "error.h"
@@ -71,13 +72,13 @@ static convnd_status check_ranks(const torch_call *c, int32_t *dims, int *batche
 }
 
 /* ATen's "non-positive stride", "negative padding", ... checks, naming the whole list. */
-static convnd_status check_each(const char *what, const char *name, const int64_t *v,
-                                int32_t dims, int64_t minimum) {
+static convnd_status check_each(const char *what, const char *name, const int64_t *v, int32_t dims,
+                                int64_t minimum) {
     for (int32_t t = 0; t < dims; ++t)
         if (v[t] < minimum) {
             char text[CONVND_LIST_TEXT];
-            return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "%s %s is not supported (%s=%s)",
-                                what, name, name, convnd_format_ints(text, sizeof text, v, dims));
+            return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "%s %s is not supported (%s=%s)", what,
+                                name, name, convnd_format_ints(text, sizeof text, v, dims));
         }
     return CONVND_OK;
 }
@@ -86,15 +87,18 @@ static convnd_status check_each(const char *what, const char *name, const int64_
 static convnd_status expand_causal_padding(const convnd_ints *list, int32_t dims, int64_t out[]) {
     out[0] = 0; /* the time dim: set from the kernel later */
     if (!list || list->len == 0) {
-        for (int32_t t = 1; t < dims; ++t) out[t] = 0;
+        for (int32_t t = 1; t < dims; ++t)
+            out[t] = 0;
         return CONVND_OK;
     }
     if (list->len == 1) {
-        for (int32_t t = 1; t < dims; ++t) out[t] = list->v[0];
+        for (int32_t t = 1; t < dims; ++t)
+            out[t] = list->v[0];
         return CONVND_OK;
     }
     if (list->len == dims - 1) {
-        for (int32_t t = 1; t < dims; ++t) out[t] = list->v[t - 1];
+        for (int32_t t = 1; t < dims; ++t)
+            out[t] = list->v[t - 1];
         return CONVND_OK;
     }
     char text[CONVND_LIST_TEXT];
@@ -165,11 +169,11 @@ static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
     } else if (c->padding_kind == PADDING_CAUSAL) {
         if ((st = expand_causal_padding(c->padding, dims, padding))) return st;
     } else {
-        for (int32_t t = 0; t < dims; ++t) padding[t] = 0;
+        for (int32_t t = 0; t < dims; ++t)
+            padding[t] = 0;
     }
     if ((st = convnd_bind_expand("dilation", c->dilation, dims, 1, 1, dilation))) return st;
-    if ((st = convnd_bind_expand("output_padding", c->output_padding, dims, 0, 1,
-                                 output_padding)))
+    if ((st = convnd_bind_expand("output_padding", c->output_padding, dims, 0, 1, output_padding)))
         return st;
 
     if ((st = check_each("non-positive", "stride", stride, dims, 1)) ||
@@ -179,8 +183,7 @@ static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
         return st;
     if (c->groups < 1)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "non-positive groups is not supported (groups=%" PRId64 ")",
-                            c->groups);
+                            "non-positive groups is not supported (groups=%" PRId64 ")", c->groups);
     if (c->bias_len < -1)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "bias_len=%" PRId64 " must be -1 (no bias) or >= 0", c->bias_len);
@@ -315,9 +318,8 @@ convnd_status convnd_bind_torch_conv_transpose(int32_t dims, const convnd_shape 
                                                const convnd_shape *weight, int64_t bias_len,
                                                const convnd_ints *stride,
                                                const convnd_ints *padding,
-                                               const convnd_ints *output_padding,
-                                               int64_t groups, const convnd_ints *dilation,
-                                               convnd_problem *out) {
+                                               const convnd_ints *output_padding, int64_t groups,
+                                               const convnd_ints *dilation, convnd_problem *out) {
     char name[32];
     const torch_call c = {conv_name("conv_transpose", dims, name, sizeof name),
                           dims,
@@ -361,24 +363,13 @@ convnd_status convnd_bind_torch__convolution(const convnd_shape *input, const co
 
 convnd_status convnd_bind_torch_convolution(const convnd_shape *input, const convnd_shape *weight,
                                             int64_t bias_len, const convnd_ints *stride,
-                                            const convnd_ints *padding,
-                                            const convnd_ints *dilation, int32_t transposed,
-                                            const convnd_ints *output_padding, int64_t groups,
-                                            convnd_problem *out) {
-    const torch_call c = {"convolution",
-                          0,
-                          0,
-                          input,
-                          weight,
-                          bias_len,
-                          stride,
-                          padding,
-                          dilation,
-                          output_padding,
-                          PADDING_EXPLICIT,
-                          transposed != 0,
-                          groups,
-                          0};
+                                            const convnd_ints *padding, const convnd_ints *dilation,
+                                            int32_t transposed, const convnd_ints *output_padding,
+                                            int64_t groups, convnd_problem *out) {
+    const torch_call c = {
+        "convolution", 0,       0,        input,          weight,           bias_len,
+        stride,        padding, dilation, output_padding, PADDING_EXPLICIT, transposed != 0,
+        groups,        0};
     return bind_torch(&c, out);
 }
 

@@ -38,7 +38,9 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
             return convnd_error(CONVND_ERR_NULL_POINTER,
                                 "%s is NULL but the problem reads %" PRId64 " bytes of it%s",
                                 inputs[i].name, inputs[i].bytes,
-                                i == 2 ? " (has_bias=1)" : i == 3 ? " (has_z=1)" : "");
+                                i == 2   ? " (has_bias=1)"
+                                : i == 3 ? " (has_z=1)"
+                                         : "");
     if (y_span.bytes > 0 && !y)
         return convnd_error(CONVND_ERR_NULL_POINTER,
                             "y is NULL but the problem writes %" PRId64 " bytes to it",

@@ -34,6 +34,8 @@ static inline int64_t convnd_floor_div(int64_t a, int64_t b) {
 }
 
 /* Ceiling division for a >= 0, b > 0, without forming a + b - 1 (which may overflow). */
-static inline int64_t convnd_ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+static inline int64_t convnd_ceil_div(int64_t a, int64_t b) {
+    return a / b + (a % b != 0);
+}
 
 #endif

@@ -17,9 +17,13 @@ convnd_status convnd_error(convnd_status s, const char *fmt, ...) {
     return s;
 }
 
-void convnd_clear_error(void) { last_error[0] = '\0'; }
+void convnd_clear_error(void) {
+    last_error[0] = '\0';
+}
 
-const char *convnd_last_error(void) { return last_error; }
+const char *convnd_last_error(void) {
+    return last_error;
+}
 
 const char *convnd_status_string(convnd_status s) {
     switch (s) {

@@ -23,7 +23,8 @@ static void append(text_sink *s, const char *fmt, ...) {
 
 static void append_dims(text_sink *s, const char *name, const int64_t *v, int32_t dims) {
     append(s, " %s=[", name);
-    for (int32_t t = 0; t < dims; ++t) append(s, "%s%" PRId64, t ? "x" : "", v[t]);
+    for (int32_t t = 0; t < dims; ++t)
+        append(s, "%s%" PRId64, t ? "x" : "", v[t]);
     append(s, "]");
 }
 

@@ -94,8 +94,7 @@ static convnd_status check_counts_and_groups(const convnd_problem *p) {
                             p->groups);
     if (p->C_in % p->groups != 0)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "groups=%" PRId64 " does not divide C_in=%" PRId64, p->groups,
-                            p->C_in);
+                            "groups=%" PRId64 " does not divide C_in=%" PRId64, p->groups, p->C_in);
     if (p->C_out % p->groups != 0)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "groups=%" PRId64 " does not divide C_out=%" PRId64, p->groups,
@@ -114,9 +113,8 @@ static convnd_status check_spatial_params(const convnd_problem *p) {
                       {"dilation", p->dilation[t]}};
         for (int i = 0; i < 4; ++i)
             if (params[i].value < 1)
-                return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                                    "%s[%d]=%" PRId64 " must be >= 1", params[i].name, t,
-                                    params[i].value);
+                return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "%s[%d]=%" PRId64 " must be >= 1",
+                                    params[i].name, t, params[i].value);
     }
     return CONVND_OK;
 }
@@ -207,30 +205,28 @@ static convnd_status check_epilogue(const convnd_problem *p) {
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "has_bias=%d must be 0 or 1",
                             (int)p->has_bias);
     if (p->has_z != 0 && p->has_z != 1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "has_z=%d must be 0 or 1",
-                            (int)p->has_z);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "has_z=%d must be 0 or 1", (int)p->has_z);
     if (!isfinite(p->alpha))
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "alpha=%g must be finite",
                             (double)p->alpha);
     if (!isfinite(p->beta))
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "beta=%g must be finite",
-                            (double)p->beta);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "beta=%g must be finite", (double)p->beta);
     if (p->beta != 0.0f && !p->has_z)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "beta=%g requires a residual z (has_z=0)", (double)p->beta);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "beta=%g requires a residual z (has_z=0)",
+                            (double)p->beta);
     return CONVND_OK;
 }
 
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s) {
     if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
     if (p->dims < 1 || p->dims > CONVND_MAX_DIMS)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "dims=%d must be 1, 2 or 3",
-                            (int)p->dims);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "dims=%d must be 1, 2 or 3", (int)p->dims);
     convnd_status st;
     if ((st = check_enums(p)) || (st = check_counts_and_groups(p)) ||
         (st = check_spatial_params(p)))
         return st;
-    for (int t = 0; t < CONVND_MAX_DIMS; ++t) s->out[t] = 1;
+    for (int t = 0; t < CONVND_MAX_DIMS; ++t)
+        s->out[t] = 1;
     for (int t = 0; t < p->dims; ++t)
         if ((st = output_size_of_dim(p, t, &s->out[t]))) return st;
     s->elem_bytes = convnd_dtype_bytes(p->dtype);
@@ -251,6 +247,7 @@ convnd_status convnd_output_size(const convnd_problem *p, int64_t out[CONVND_MAX
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
-    for (int t = 0; t < CONVND_MAX_DIMS; ++t) out[t] = t < p->dims ? s.out[t] : 0;
+    for (int t = 0; t < CONVND_MAX_DIMS; ++t)
+        out[t] = t < p->dims ? s.out[t] : 0;
     return CONVND_OK;
 }

@@ -17,7 +17,7 @@ void *convnd_emu_static_shared(const void *key, size_t bytes, size_t align) {
     if (b->num_vars == CONVND_EMU_MAX_SHARED_VARS)
         convnd_emu_fail("more than %d CONVND_SHARED declarations in one kernel",
                         CONVND_EMU_MAX_SHARED_VARS);
-    if (align < 16) align = 16;
+    if (align < 128) align = 128;
     const size_t offset = (b->smem_used + align - 1) / align * align;
     if (b->static_smem + bytes > CONVND_EMU_MAX_STATIC_SMEM)
         convnd_emu_fail("static shared memory of %zu bytes exceeds the 48 KiB limit",

@@ -34,7 +34,7 @@ int main(void) {
     p.w_layout = CONVND_CHANNELS_LAST;
 
     char text[512];
-    convnd_problem_format(&p, text, sizeof text);
+    convnd_problem_string(&p, text, sizeof text);
     printf("conv2d(padding=\"same\"), 4x4 kernel, bound to the canonical problem:\n  %s\n", text);
 
     const char *names[] = {"x", "w", "bias", "y"};

@@ -98,19 +98,17 @@ convnd_status convnd_bind_torch_conv_transpose(int32_t dims, const convnd_shape 
                                                const convnd_shape *weight, int64_t bias_len,
                                                const convnd_ints *stride,
                                                const convnd_ints *padding,
-                                               const convnd_ints *output_padding,
-                                               int64_t groups, const convnd_ints *dilation,
-                                               convnd_problem *out);
+                                               const convnd_ints *output_padding, int64_t groups,
+                                               const convnd_ints *dilation, convnd_problem *out);
 
 /* torch.convolution(input, weight, bias, stride, padding, dilation, transposed,
  * output_padding, groups). dims = weight rank - 2; input must be batched (same rank as
  * weight). As in ATen, output_padding is ignored (but must not be negative) when !transposed. */
 convnd_status convnd_bind_torch_convolution(const convnd_shape *input, const convnd_shape *weight,
                                             int64_t bias_len, const convnd_ints *stride,
-                                            const convnd_ints *padding,
-                                            const convnd_ints *dilation, int32_t transposed,
-                                            const convnd_ints *output_padding, int64_t groups,
-                                            convnd_problem *out);
+                                            const convnd_ints *padding, const convnd_ints *dilation,
+                                            int32_t transposed, const convnd_ints *output_padding,
+                                            int64_t groups, convnd_problem *out);
 
 /* torch._convolution(..., benchmark, deterministic, cudnn_enabled, allow_tf32): like
  * torch.convolution; allow_tf32 != 0 sets math = CONVND_MATH_ALLOW_TF32 (the other flags do not
@@ -204,9 +202,11 @@ typedef enum convnd_pad_mode {
  * applied to the padded tensor (its input sizes are the padded sizes); on success p->input
  * becomes x's sizes and the padding absorbs the pad (P0 += before, P1 += after per spatial dim).
  * pad is in PyTorch order ([last_before, last_after, prev_before, ...], even length, at most
- * 2*(dims+2)). Negative entries (crops) fold too. Refused with a reason: a mode other than
- * constant, a non-zero value, a non-zero entry on N or C, a transposed conv, a pad that leaves
- * x with fewer than 1 element in some dim. On error *p is left untouched. */
+ * 2*(dims+2)). Negative entries (crops) fold too, where the conv does not zero-pad that same
+ * side (a crop then zero padding is no padding of x). Refused with a reason: a mode other than
+ * constant, a non-zero value, a non-zero entry on N or C, a crop on a side the conv pads, a
+ * transposed conv, a pad that leaves x with fewer than 1 element in some dim. On error *p is
+ * left untouched. */
 convnd_status convnd_fold_pad(convnd_problem *p, const convnd_pads *pad, convnd_pad_mode mode,
                               double value);
 

@@ -145,17 +145,31 @@ __host__ __device__ __forceinline__ float conv_activate(int32_t act, float v) {
     }
 }
 
+/* z is only read when beta != 0, as cuDNN does, so an unset y used in place with beta = 0
+ * cannot leak NaN into the result. */
+__host__ __device__ __forceinline__ bool conv_reads_z(const convnd_conv_params &p) {
+    return p.has_z && p.beta != 0.0f;
+}
+
+/* The epilogue on values the caller already loaded (bias_v: bias[c] when has_bias; z_v: z at
+ * y's offset when conv_reads_z), for kernels that load bias and z in vectors. */
+__host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv_params &p,
+                                                               float acc, float bias_v,
+                                                               float z_v) {
+    float v = p.alpha * acc;
+    if (p.has_bias) v += bias_v;
+    if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
+    return conv_activate(p.activation, v);
+}
+
 /* The epilogue's value for output channel c at element offset y_off (z shares y's strides, and
- * may be y itself: it is read here, before the caller's store). z is only read when beta != 0,
- * as cuDNN does, so an unset y used in place with beta = 0 cannot leak NaN into the result. */
+ * may be y itself: it is read here, before the caller's store). */
 template <typename T, typename Idx>
 __host__ __device__ __forceinline__ float conv_epilogue(const convnd_conv_params &p, float acc,
                                                         const T *bias, const T *z, Idx c,
                                                         Idx y_off) {
-    float v = p.alpha * acc;
-    if (p.has_bias) v += conv_load(bias, c);
-    if (p.has_z && p.beta != 0.0f) v = fmaf(p.beta, conv_load(z, y_off), v);
-    return conv_activate(p.activation, v);
+    return conv_epilogue_values(p, acc, p.has_bias ? conv_load(bias, c) : 0.0f,
+                                conv_reads_z(p) ? conv_load(z, y_off) : 0.0f);
 }
 
 /* Epilogue then the single rounding store: what every kernel does with a finished accumulator. */

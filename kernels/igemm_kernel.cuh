@@ -19,14 +19,6 @@
 #include "schedule.h"
 #include "error.h"
 
-/* min_blocks resident per SM caps the registers at 65536 / (threads * min_blocks): see
- * MIN_BLOCKS in igemm_mma.cuh. */
-#if defined(__CUDACC__)
-#define CONVND_IGEMM_LAUNCH_BOUNDS(threads, min_blocks) __launch_bounds__(threads, min_blocks)
-#else
-#define CONVND_IGEMM_LAUNCH_BOUNDS(threads, min_blocks)
-#endif
-
 namespace CONVND_NS {
 
 /* Row stride of a stage tile: BK elements plus 16 bytes, which keeps every row 16-byte aligned
@@ -47,9 +39,10 @@ template <typename T, int BM, int BN, int BK, int STAGES> struct igemm_smem_layo
     static constexpr size_t BYTES = MAIN_BYTES + BM * sizeof(int32_t);
 };
 
-/* z may be y (in place), so neither carries __restrict__. */
+/* z may be y (in place), so neither carries __restrict__. MIN_BLOCKS resident blocks per SM cap
+ * the registers at 65536 / (THREADS * MIN_BLOCKS) (see igemm_mma.cuh). */
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
-__global__ void CONVND_IGEMM_LAUNCH_BOUNDS(Mma::THREADS, Mma::MIN_BLOCKS)
+__global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
     igemm_kernel(const convnd_conv_params p, const igemm_geometry g, const T *__restrict__ x,
                  const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
     using layout = igemm_smem_layout<T, BM, BN, BK, STAGES>;
@@ -91,7 +84,7 @@ __global__ void CONVND_IGEMM_LAUNCH_BOUNDS(Mma::THREADS, Mma::MIN_BLOCKS)
 
     /* Prologue: the first STAGES-1 tiles in flight. Every stage commits a group, empty or not,
      * so that "tile kt has landed" is always "at most STAGES-2 groups pending". */
-#pragma unroll
+CONVND_UNROLL(8)
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < g.ktiles) {
             load_a.load(a_tiles + s * layout::A_STAGE, x, g, it, tid);

@@ -55,7 +55,7 @@ struct igemm_a_vector_loader {
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
         col = (tid % CHUNKS) * VEC;
-#pragma unroll
+CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int32_t m = m0 + tid / CHUNKS + p * ROWS_PER_PASS;
             int32_t c[3] = {CONVND_IGEMM_ABSENT_ROW, CONVND_IGEMM_ABSENT_ROW,
@@ -85,7 +85,7 @@ struct igemm_a_vector_loader {
                                          const igemm_k_iter &it, int tid) const {
         const int32_t c = it.c0 + col;
         const bool c_ok = c < g.cin_g;
-#pragma unroll
+CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BM) break;
@@ -126,7 +126,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_vector
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
         col = (tid % CHUNKS) * VEC;
-#pragma unroll
+CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int32_t n = n0 + tid / CHUNKS + p * ROWS_PER_PASS;
             base[p] = n < g.cout_g ? (group * g.cout_g + n) * g.ws[0] : -1;
@@ -138,7 +138,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_vector
         const int32_t c = it.c0 + col;
         const int32_t tap = it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4] + c;
         const bool c_ok = c < g.cin_g;
-#pragma unroll
+CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BN) break;
@@ -182,7 +182,7 @@ template <typename T, int BM, int BK, int LD, int THREADS> struct igemm_a_gather
         /* only formed in range: an absent row's coordinates would overflow */
         const int32_t off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
         T *dst = tile + (tid % BM) * LD;
-#pragma unroll 4
+CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int kc = tid / BM + j * COL_STEP;
             const int32_t c = it.c0 + kc;
@@ -211,7 +211,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_gather
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
         T *dst = tile + (tid % BN) * LD;
-#pragma unroll 4
+CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int kc = tid / BN + j * COL_STEP;
             const int32_t c = it.c0 + kc;

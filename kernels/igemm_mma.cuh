@@ -49,7 +49,7 @@ template <> struct igemm_wmma_traits<float> {
                                          convnd_wmma::precision::tf32, convnd_wmma::col_major>;
     using c_frag = convnd_wmma::fragment<convnd_wmma::accumulator, 16, 16, 8, float>;
     template <typename F> __device__ __forceinline__ static void prepare(F &f) {
-#pragma unroll
+CONVND_UNROLL(8)
         for (int e = 0; e < f.num_elements; ++e) f.x[e] = convnd_wmma::convnd_float_to_tf32(f.x[e]);
     }
 };
@@ -72,38 +72,38 @@ template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N> 
         const int warp = tid / 32;
         wm0 = (warp / WARPS_N) * WM;
         wn0 = (warp % WARPS_N) * WN;
-#pragma unroll
+CONVND_UNROLL(8)
         for (int i = 0; i < FM; ++i)
-#pragma unroll
+CONVND_UNROLL(8)
             for (int j = 0; j < FN; ++j) convnd_wmma::fill_fragment(acc[i][j], 0.0f);
     }
 
     __device__ __forceinline__ void compute(const T *a_tile, const T *b_tile) {
-#pragma unroll
+CONVND_UNROLL(8)
         for (int k = 0; k < BK; k += traits::KSTEP) {
             /* all B fragments of the step, then one A fragment at a time: fewer live
              * registers than holding every A fragment too */
             typename traits::b_frag b[FN];
-#pragma unroll
+CONVND_UNROLL(8)
             for (int j = 0; j < FN; ++j) {
                 convnd_wmma::load_matrix_sync(b[j], b_tile + (wn0 + 16 * j) * LD + k, LD);
                 traits::prepare(b[j]);
             }
-#pragma unroll
+CONVND_UNROLL(8)
             for (int i = 0; i < FM; ++i) {
                 typename traits::a_frag a;
                 convnd_wmma::load_matrix_sync(a, a_tile + (wm0 + 16 * i) * LD + k, LD);
                 traits::prepare(a);
-#pragma unroll
+CONVND_UNROLL(8)
                 for (int j = 0; j < FN; ++j) convnd_wmma::mma_sync(acc[i][j], a, b[j], acc[i][j]);
             }
         }
     }
 
     template <int LDC> __device__ __forceinline__ void store(float *c_tile) const {
-#pragma unroll
+CONVND_UNROLL(8)
         for (int i = 0; i < FM; ++i)
-#pragma unroll
+CONVND_UNROLL(8)
             for (int j = 0; j < FN; ++j)
                 convnd_wmma::store_matrix_sync(c_tile + (wm0 + 16 * i) * LDC + wn0 + 16 * j,
                                                acc[i][j], LDC, convnd_wmma::mem_row_major);
@@ -124,24 +124,24 @@ template <int BM, int BN, int BK, int LD, int TM, int TN> struct igemm_simt_mma 
     __device__ __forceinline__ void init(int tid) {
         tx = tid % TX;
         ty = tid / TX;
-#pragma unroll
+CONVND_UNROLL(8)
         for (int i = 0; i < TM; ++i)
-#pragma unroll
+CONVND_UNROLL(8)
             for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
     }
 
     /* Four k at a time: one 16-byte shared load per A row and per B column. */
     __device__ __forceinline__ void compute(const float *a_tile, const float *b_tile) {
-#pragma unroll
+CONVND_UNROLL(8)
         for (int k = 0; k < BK; k += 4) {
             float4 a[TM];
-#pragma unroll
+CONVND_UNROLL(8)
             for (int i = 0; i < TM; ++i)
                 a[i] = *reinterpret_cast<const float4 *>(a_tile + (ty + i * TY) * LD + k);
-#pragma unroll
+CONVND_UNROLL(8)
             for (int j = 0; j < TN; ++j) {
                 const float4 b = *reinterpret_cast<const float4 *>(b_tile + (tx + j * TX) * LD + k);
-#pragma unroll
+CONVND_UNROLL(8)
                 for (int i = 0; i < TM; ++i) {
                     float s = acc[i][j];
                     s = fmaf(a[i].x, b.x, s);
@@ -155,9 +155,9 @@ template <int BM, int BN, int BK, int LD, int TM, int TN> struct igemm_simt_mma 
     }
 
     template <int LDC> __device__ __forceinline__ void store(float *c_tile) const {
-#pragma unroll
+CONVND_UNROLL(8)
         for (int i = 0; i < TM; ++i)
-#pragma unroll
+CONVND_UNROLL(8)
             for (int j = 0; j < TN; ++j) c_tile[(ty + i * TY) * LDC + tx + j * TX] = acc[i][j];
     }
 };

@@ -1,6 +1,6 @@
 /* The kernel portability layer: the same kernel source compiles with nvcc for the GPU
  * (CONVND_GPU) and with the host C++ compiler for the emulated device (CONVND_EMU=1, no CUDA
- * header needed). Every kernels/*.cu includes it first and puts its code in
+ * header needed). Every kernels/NAME.cu includes it first and puts its code in
  * `namespace CONVND_NS` (convnd_gpu or convnd_emu: the same .cu is linked twice).
  *
  * What kernel code may use, in both builds:

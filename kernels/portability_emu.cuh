@@ -19,7 +19,6 @@
 #define __host__
 #define __constant__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 
@@ -49,11 +48,14 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 /* ---- shared memory ------------------------------------------------------------------------ */
 
 /* A reference to the block's region for this declaration: the static local's address tells the
- * declaration (and the template instance) apart; the first thread to get there places it. */
+ * declaration (and the template instance) apart; the first thread to get there places it.
+ * Regions are 128-byte aligned, as CONVND_SHARED asks of the GPU compiler. */
 #define CONVND_SHARED(T, name, dims)                                                            \
     static char convnd_shared_key_##name;                                                       \
-    T(&name) dims = *reinterpret_cast<T(*) dims>(                                               \
-        ::convnd_emu_static_shared(&convnd_shared_key_##name, sizeof(T dims), alignof(T)))
+    using convnd_shared_type_##name = T dims;                                                   \
+    convnd_shared_type_##name &name = *reinterpret_cast<convnd_shared_type_##name *>(           \
+        ::convnd_emu_static_shared(&convnd_shared_key_##name, sizeof(convnd_shared_type_##name), \
+                                   128))
 #define CONVND_DYNAMIC_SHARED(T, name) T *name = reinterpret_cast<T *>(::convnd_emu_self->block->smem)
 
 /* ---- launch ------------------------------------------------------------------------------- */

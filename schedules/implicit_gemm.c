@@ -16,13 +16,16 @@
  *   schedule    config         worth routing when (tiles = blocks of the config's BM x BN tile,
  *                              ceil(M/BM) * ceil(cout_g/BN) * groups, M = N*prod(O))
  *   ----------  -------------  ---------------------------------------------------------------
- *   igemm_tc    128x128x32_s3  GEMM-shaped (below) and cout_g >= 96 and tiles >= 132 (a full
- *                              wave on an H200's 132 SMs)
- *   igemm_tc    64x64x32_s3    GEMM-shaped and cout_g >= 48 and tiles >= 132
+ *   igemm_tc    128x128x32_s3  GEMM-shaped (below), cout_g >= 96 and tiles >= 96
+ *   igemm_tc    64x64x32_s3    GEMM-shaped, cout_g >= 48 and tiles >= 96
  *   igemm_tc    32x64x32_s2    GEMM-shaped (small M or few output channels)
- *   igemm_simt  128x128x8_s3   GEMM-shaped and cout_g >= 96 and tiles >= 132 (exact f32)
- *   igemm_simt  64x64x8_s3     GEMM-shaped and cout_g >= 48 and tiles >= 132
+ *   igemm_simt  128x128x8_s3   GEMM-shaped, cout_g >= 96 and tiles >= 96 (exact f32)
+ *   igemm_simt  64x64x8_s3     GEMM-shaped, cout_g >= 48 and tiles >= 96
  *   igemm_simt  32x32x8_s2     GEMM-shaped
+ *
+ *   tiles >= 96: at least 3/4 of a wave on an H200's 132 SMs. With fewer, the next smaller
+ *   tile's 4x as many blocks keep more SMs busy than the big tile's better reuse gains.
+ *   cout_g >= 3/4 BN: at most a quarter of the tile's columns idle.
  *
  *   GEMM-shaped: cin_g >= 8 and cout_g >= 8. Below that (depthwise and near-depthwise
  *   convolutions) a k-tile of BK channels or a BN-wide column block would be mostly zeros, and
@@ -33,6 +36,7 @@
 #include <stdio.h>
 
 #include "registry.h"
+#include "error.h"
 #include "problem_internal.h"
 #include "igemm_configs.h"
 
@@ -137,7 +141,7 @@ static int32_t igemm_worth_routing(const convnd_problem *p, const igemm_tile *ti
     const igemm_tile *tile = &tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
                           (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
-    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 132.0;
+    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 96.0;
 }
 
 static int32_t igemm_tc_worth_routing(const convnd_problem *p, int32_t config) {

@@ -11,6 +11,9 @@
  * problem and is worth routing (schedules/planner.c documents the heuristic). Specialised
  * schedules go above; the universal direct schedule stays last, as the fallback. */
 const convnd_schedule *const convnd_schedule_table[] = {
+    &convnd_schedule_depthwise,    /* groups == C_in (the implicit GEMM declines them) */
+    &convnd_schedule_grouped,      /* few channels per group */
+    &convnd_schedule_tiled_direct, /* stems: C_in <= 8 */
     &convnd_schedule_igemm_tc,
     &convnd_schedule_igemm_simt,
     &convnd_schedule_cublas_im2col, /* never worth routing: a reference, forced only */

@@ -17,6 +17,9 @@ extern "C" {
 extern const convnd_schedule convnd_schedule_igemm_tc;
 extern const convnd_schedule convnd_schedule_igemm_simt;
 extern const convnd_schedule convnd_schedule_direct;
+extern const convnd_schedule convnd_schedule_depthwise;
+extern const convnd_schedule convnd_schedule_grouped;
+extern const convnd_schedule convnd_schedule_tiled_direct;
 extern const convnd_schedule convnd_schedule_cublas_im2col;
 
 /* ---- lookups -------------------------------------------------------------------------------- */

@@ -15,7 +15,7 @@
     do {                                                                                           \
         convnd_clear_error();                                                                      \
         const convnd_status got_ = (call);                                                         \
-        cr_assert_eq(got_, (want), "%s: status %d (%s), want %d (%s); message: \"%s\"", #call,      \
+        cr_assert_eq(got_, (want), "%s: status %d (%s), want %d (%s); message: \"%s\"", #call,     \
                      (int)got_, convnd_status_string(got_), (int)(want),                           \
                      convnd_status_string(want), convnd_last_error());                             \
         const char *needles_[] = {__VA_ARGS__};                                                    \

@@ -176,6 +176,8 @@ ParameterizedTest(schedule_config *sc, forced_schedules, feature_table) {
     }
     char spec[128];
     spec_of(*sc, spec, sizeof spec);
+    cr_log_info("%s: %d of %zu feature-table cases ran, %d thread orders each", spec, ran,
+                FEATURE_COUNT, test_order_count());
     cr_assert(ran > 0, "%s supports none of the %zu feature-table cases", spec, FEATURE_COUNT);
 }
 
@@ -199,6 +201,7 @@ ParameterizedTest(schedule_config *sc, forced_schedules, random_problems) {
     }
     char spec[128];
     spec_of(*sc, spec, sizeof spec);
+    cr_log_info("%s: %d of %d random problems ran", spec, ran, RANDOM_CASES);
     cr_assert(ran > 0, "%s supports none of the %d random problems", spec, RANDOM_CASES);
 }
 
@@ -328,5 +331,6 @@ ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
         test_case_free(&fc);
         test_case_free(&tc);
     }
+    cr_log_info("%s: %d of %d duality problems ran", spec, ran, DUALITY_CASES);
     cr_assert(ran > 0, "%s ran none of the %d duality problems", spec, DUALITY_CASES);
 }

@@ -27,7 +27,9 @@ static void load_fixtures(void) {
     cr_assert(golden_load(GOLDEN_DIR, &fixtures, err, sizeof err), "golden fixtures: %s", err);
 }
 
-static void free_fixtures(void) { golden_free(&fixtures); }
+static void free_fixtures(void) {
+    golden_free(&fixtures);
+}
 
 TestSuite(golden, .init = load_fixtures, .fini = free_fixtures);
 
@@ -82,8 +84,8 @@ static convnd_onnx_auto_pad onnx_auto_pad(const golden_case *c, int *ok) {
 
 /* A torch conv{1,2,3}d call whose padding is a list or "same"/"valid", on input shape x. */
 static convnd_status bind_torch_conv(const golden_case *c, int32_t dims, const convnd_shape *x,
-                                     const convnd_shape *w, int64_t bias_len,
-                                     convnd_problem *p, int *ok) {
+                                     const convnd_shape *w, int64_t bias_len, convnd_problem *p,
+                                     int *ok) {
     convnd_ints st, pd, dl;
     const convnd_ints *stride = ints_arg(c, "stride", &st, ok);
     const convnd_ints *dilation = ints_arg(c, "dilation", &dl, ok);
@@ -179,8 +181,8 @@ static convnd_status bind_case(const golden_case *c, convnd_problem *p, int *ok)
         const convnd_ints *strides = ints_arg(c, "strides", &e, ok);
         if (is(c, "fe", "onnx_conv")) {
             if (!*ok) return CONVND_ERR_INTERNAL;
-            return convnd_bind_onnx_conv(&x, &w, bias_len, auto_pad, dilations, group,
-                                         kernel_shape, pads, strides, p);
+            return convnd_bind_onnx_conv(&x, &w, bias_len, auto_pad, dilations, group, kernel_shape,
+                                         pads, strides, p);
         }
         const convnd_ints *output_padding = ints_arg(c, "output_padding", &f, ok);
         const convnd_ints *output_shape = ints_arg(c, "output_shape", &g, ok);
@@ -281,7 +283,8 @@ static int64_t shape_numel(const golden_case *c, const char *key) {
     int64_t s[CONVND_MAX_RANK];
     int n = golden_ints(c, key, s, CONVND_MAX_RANK);
     int64_t numel = n >= 0 ? 1 : -1;
-    for (int i = 0; i < n; i++) numel *= s[i];
+    for (int i = 0; i < n; i++)
+        numel *= s[i];
     return numel;
 }
 
@@ -295,7 +298,8 @@ static int check_output_shape(const golden_case *c, const convnd_problem *p,
                  convnd_status_string(s), convnd_last_error());
     if (s != CONVND_OK) return 0;
     int same = yd->rank == rank;
-    for (int r = 0; same && r < rank; r++) same = yd->shape[r] == expect[r];
+    for (int r = 0; same && r < rank; r++)
+        same = yd->shape[r] == expect[r];
     char got[128] = "", want[128] = "";
     for (int r = 0; r < yd->rank; r++)
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", r ? "," : "",
@@ -319,10 +323,10 @@ static void check_values(const golden_case *c, const convnd_problem *p,
     convnd_tensor_desc xd, wd;
     cr_assert_eq(convnd_tensor_describe(p, CONVND_X, &xd), CONVND_OK, "%s", c->name);
     cr_assert_eq(convnd_tensor_describe(p, CONVND_W, &wd), CONVND_OK, "%s", c->name);
-    cr_expect_eq(xd.numel, shape_numel(c, "x"), "%s: x has %lld elements, the call %lld",
-                 c->name, (long long)xd.numel, (long long)shape_numel(c, "x"));
-    cr_expect_eq(wd.numel, shape_numel(c, "w"), "%s: w has %lld elements, the call %lld",
-                 c->name, (long long)wd.numel, (long long)shape_numel(c, "w"));
+    cr_expect_eq(xd.numel, shape_numel(c, "x"), "%s: x has %lld elements, the call %lld", c->name,
+                 (long long)xd.numel, (long long)shape_numel(c, "x"));
+    cr_expect_eq(wd.numel, shape_numel(c, "w"), "%s: w has %lld elements, the call %lld", c->name,
+                 (long long)wd.numel, (long long)shape_numel(c, "w"));
     int ok = 1;
     const convnd_dtype dt = p->dtype;
     void *x = fixture_tensor(c, "xo", xd.numel, dt, &ok);
@@ -377,12 +381,22 @@ static int check_case(const golden_case *c) {
     cr_expect(ok, "%s: malformed case", c->name);
     if (!ok) return 0;
     if (is(c, "expect", "error")) {
-        cr_expect_neq(s, CONVND_OK, "%s: the binding accepted a call PyTorch rejects (%s)",
-                      c->name, golden_get(c, "err") ? golden_get(c, "err") : "");
+        cr_expect_neq(s, CONVND_OK, "%s: the binding accepted a call PyTorch rejects (%s)", c->name,
+                      golden_get(c, "err") ? golden_get(c, "err") : "");
         cr_expect(s == CONVND_OK || memcmp(&p, &untouched, sizeof p) == 0,
                   "%s: the binding wrote its output problem on error", c->name);
         cr_expect(s == CONVND_OK || convnd_last_error()[0] != '\0',
                   "%s: rejected without a message", c->name);
+        return 1;
+    }
+    if (is(c, "foldable", "0")) {
+        /* PyTorch zero-fills positions the pad cropped; no conv padding of x does that */
+        cr_expect_neq(s, CONVND_OK,
+                      "%s: the pad crops where the conv pads (pad=%s, padding=%s): folding it "
+                      "changes the result, the fold must refuse",
+                      c->name, golden_get(c, "pad"), golden_get(c, "padding"));
+        cr_expect(s == CONVND_OK || convnd_last_error()[0] != '\0', "%s: refused without a message",
+                  c->name);
         return 1;
     }
     cr_expect_eq(s, CONVND_OK, "%s: binding failed: %s: %s", c->name, convnd_status_string(s),
@@ -409,15 +423,16 @@ static void check_front_end(const char *fe, const char *expect) {
 /* ---- tests ---------------------------------------------------------------------------------- */
 
 static const char *const FRONT_ENDS[] = {
-    "torch_conv",        "torch_conv_mode",    "torch_conv_transpose", "torch_convolution",
-    "torch__convolution", "torch_pad_conv",    "causal_conv",          "onnx_conv",
+    "torch_conv",          "torch_conv_mode", "torch_conv_transpose", "torch_convolution",
+    "torch__convolution",  "torch_pad_conv",  "causal_conv",          "onnx_conv",
     "onnx_conv_transpose", "tf_conv"};
 
 Test(golden, fixtures_cover_every_front_end) {
     cr_assert_geq(fixtures.count, GOLDEN_MIN_CASES, "only %d golden cases", fixtures.count);
     for (size_t f = 0; f < sizeof FRONT_ENDS / sizeof FRONT_ENDS[0]; f++) {
         int n = 0;
-        for (int32_t i = 0; i < fixtures.count; i++) n += is(&fixtures.cases[i], "fe", FRONT_ENDS[f]);
+        for (int32_t i = 0; i < fixtures.count; i++)
+            n += is(&fixtures.cases[i], "fe", FRONT_ENDS[f]);
         cr_expect_gt(n, 0, "no golden case for front-end %s", FRONT_ENDS[f]);
     }
     int known = 0, errors = 0, half = 0, layouts = 0, epilogue = 0;
@@ -437,14 +452,36 @@ Test(golden, fixtures_cover_every_front_end) {
     cr_expect_geq(epilogue, 10, "epilogue cases: %d", epilogue);
 }
 
-Test(golden, torch_conv) { check_front_end("torch_conv", "ok"); }
-Test(golden, torch_conv_same_valid) { check_front_end("torch_conv_mode", "ok"); }
-Test(golden, torch_conv_transpose) { check_front_end("torch_conv_transpose", "ok"); }
-Test(golden, torch_convolution) { check_front_end("torch_convolution", "ok"); }
-Test(golden, torch__convolution) { check_front_end("torch__convolution", "ok"); }
-Test(golden, torch_pad_folded_into_conv) { check_front_end("torch_pad_conv", "ok"); }
-Test(golden, causal_conv) { check_front_end("causal_conv", "ok"); }
-Test(golden, onnx_conv) { check_front_end("onnx_conv", "ok"); }
-Test(golden, onnx_conv_transpose) { check_front_end("onnx_conv_transpose", "ok"); }
-Test(golden, tf_conv) { check_front_end("tf_conv", "ok"); }
-Test(golden, torch_rejections) { check_front_end(NULL, "error"); }
+Test(golden, torch_conv) {
+    check_front_end("torch_conv", "ok");
+}
+Test(golden, torch_conv_same_valid) {
+    check_front_end("torch_conv_mode", "ok");
+}
+Test(golden, torch_conv_transpose) {
+    check_front_end("torch_conv_transpose", "ok");
+}
+Test(golden, torch_convolution) {
+    check_front_end("torch_convolution", "ok");
+}
+Test(golden, torch__convolution) {
+    check_front_end("torch__convolution", "ok");
+}
+Test(golden, torch_pad_folded_into_conv) {
+    check_front_end("torch_pad_conv", "ok");
+}
+Test(golden, causal_conv) {
+    check_front_end("causal_conv", "ok");
+}
+Test(golden, onnx_conv) {
+    check_front_end("onnx_conv", "ok");
+}
+Test(golden, onnx_conv_transpose) {
+    check_front_end("onnx_conv_transpose", "ok");
+}
+Test(golden, tf_conv) {
+    check_front_end("tf_conv", "ok");
+}
+Test(golden, torch_rejections) {
+    check_front_end(NULL, "error");
+}

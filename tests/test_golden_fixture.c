@@ -84,7 +84,8 @@ int golden_load(const char *dir, golden_set *set, char *err, size_t err_len) {
     set->n_expected = (int64_t)(ex_bytes / sizeof(double));
 
     int32_t lines = 1;
-    for (const char *p = set->text; *p; p++) lines += *p == '\n';
+    for (const char *p = set->text; *p; p++)
+        lines += *p == '\n';
     set->cases = calloc((size_t)lines, sizeof(golden_case));
     if (!set->cases) {
         snprintf(err, err_len, "out of memory");

@@ -67,8 +67,8 @@ Test(ref_conv, transposed_index_rule) {
     /* P1 = -1 extends past the full result: that position gets only the epilogue */
     p = conv1d(CONVND_TRANSPOSED, 2, 2, 2, 1, 1, -1);
     p.has_bias = 1;
-    expect_y(&p, x, w, (const float[]){0.5f}, NULL, (const float[]){10.5f, 2.5f, 20.5f, 0.5f},
-             4, "P1=-1 extends");
+    expect_y(&p, x, w, (const float[]){0.5f}, NULL, (const float[]){10.5f, 2.5f, 20.5f, 0.5f}, 4,
+             "P1=-1 extends");
     /* overlapping taps add: S=1, o = i + 2k */
     p = conv1d(CONVND_TRANSPOSED, 2, 2, 1, 2, 0, 0);
     expect_y(&p, x, w, NULL, NULL, (const float[]){1, 2, 10, 20}, 4, "S=1 D=2");
@@ -143,7 +143,8 @@ Test(ref_conv, output_rounded_once) {
     uint16_t x[3] = {convnd_ref_f64_to_bf16(1.0), convnd_ref_f64_to_bf16(0x1p-8),
                      convnd_ref_f64_to_bf16(0x1p-30)};
     uint16_t w[3], y[1] = {0xffff};
-    for (int i = 0; i < 3; i++) w[i] = convnd_ref_f64_to_bf16(1.0);
+    for (int i = 0; i < 3; i++)
+        w[i] = convnd_ref_f64_to_bf16(1.0);
     cr_assert_eq(convnd_ref_conv(&p, x, w, NULL, NULL, y), CONVND_OK);
     cr_expect_eq(convnd_ref_bf16_to_f64(y[0]), 1.0 + 0x1p-7, "got %a",
                  convnd_ref_bf16_to_f64(y[0]));
@@ -161,8 +162,8 @@ Test(ref_conv, invalid_problem_is_refused_without_writing) {
 
 /* Copies a tensor between two layouts of the same problem tensor, element by element over its
  * logical indices (rank up to 5, unused dims of size 1). */
-static void relayout(const convnd_tensor_desc *from, const float *src,
-                     const convnd_tensor_desc *to, float *dst) {
+static void relayout(const convnd_tensor_desc *from, const float *src, const convnd_tensor_desc *to,
+                     float *dst) {
     int64_t shape[5] = {1, 1, 1, 1, 1}, fs[5] = {0}, ts[5] = {0};
     for (int r = 0; r < from->rank; r++) {
         shape[r] = from->shape[r];

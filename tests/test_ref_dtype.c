@@ -20,7 +20,7 @@ Test(ref_dtype, f16_known_values) {
         {65504.0, 0x7bff},       {65519.99, 0x7bff},
         {65520.0, 0x7c00},       {-1e6, 0xfc00},
         {INFINITY, 0x7c00},      {0x1p-14, 0x0400},
-        {0x1p-24, 0x0001},       {0x1p-25, 0x0000}, /* tie with 0: even */
+        {0x1p-24, 0x0001},       {0x1p-25, 0x0000},   /* tie with 0: even */
         {0x1.8p-25, 0x0001},     {0x1.8p-24, 0x0002}, /* tie 1.5 ulp: even (2) */
         {1.0 + 0x1p-11, 0x3c00}, {1.0 + 0x1.8p-10, 0x3c02},
         {-0.0, 0x8000},          {0.1, 0x2e66},
@@ -39,9 +39,15 @@ Test(ref_dtype, bf16_known_values) {
         double v;
         uint16_t bits;
     } cases[] = {
-        {1.0, 0x3f80},          {-2.0, 0xc000},           {1.0 + 0x1p-8, 0x3f80},
-        {1.0 + 0x1.8p-7, 0x3f82}, {3.3895313892515355e38, 0x7f7f}, {FLT_MAX, 0x7f80},
-        {0x1p-133, 0x0001},     {0x1p-134, 0x0000},       {0.1, 0x3dcd},
+        {1.0, 0x3f80},
+        {-2.0, 0xc000},
+        {1.0 + 0x1p-8, 0x3f80},
+        {1.0 + 0x1.8p-7, 0x3f82},
+        {3.3895313892515355e38, 0x7f7f},
+        {FLT_MAX, 0x7f80},
+        {0x1p-133, 0x0001},
+        {0x1p-134, 0x0000},
+        {0.1, 0x3dcd},
         {-INFINITY, 0xff80},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

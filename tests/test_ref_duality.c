@@ -102,12 +102,15 @@ Test(ref_duality, forward_and_transposed_are_adjoint) {
         cr_assert_eq(convnd_tensor_describe(&t, CONVND_W, &tw), CONVND_OK);
         /* SPEC §4: T maps O back to I, and reads F's weight tensor as it is */
         for (int r = 0; r < f.dims + 2; r++) {
-            cr_assert_eq(ty.shape[r], r == 0 ? f.N : r == 1 ? f.C_in : f.input[r - 2],
+            cr_assert_eq(ty.shape[r],
+                         r == 0   ? f.N
+                         : r == 1 ? f.C_in
+                                  : f.input[r - 2],
                          "seed %llu (%s): T's output dim %d is %lld", (unsigned long long)seed,
                          text, r, (long long)ty.shape[r]);
             cr_assert(tw.shape[r] == fw.shape[r] && tw.strides[r] == fw.strides[r],
-                      "seed %llu (%s): T's weight dim %d differs from F's", (unsigned long long)seed,
-                      text, r);
+                      "seed %llu (%s): T's weight dim %d differs from F's",
+                      (unsigned long long)seed, text, r);
         }
         cr_assert_eq(nv, fy.numel);
 
@@ -125,7 +128,8 @@ Test(ref_duality, forward_and_transposed_are_adjoint) {
             lhs += fx[j] * vj;
             scale += fx_mag[j] * fabs(vj);
         }
-        for (int64_t j = 0; j < ty.numel; j++) rhs += convnd_ref_load(f.dtype, x, j) * tv[j];
+        for (int64_t j = 0; j < ty.numel; j++)
+            rhs += convnd_ref_load(f.dtype, x, j) * tv[j];
 
         /* scale 0: every tap fell in the padding (small inputs, big pads), both sides are 0 */
         cr_expect(scale > 0 || (lhs == 0 && rhs == 0), "seed %llu (%s): no tap, yet %g != %g",

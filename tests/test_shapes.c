@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
+#include "convnd_bind.h"
 #include "problem_internal.h"
 #include "test_bind_expect.h"
 
@@ -20,8 +21,8 @@ static void expect_desc(const convnd_problem *p, convnd_tensor which, int32_t ra
                      (int)which, (int)i, (long long)d.strides[i], (long long)strides[i]);
         numel *= shape[i];
     }
-    cr_assert_eq(d.numel, numel, "tensor %d: numel %lld, want %lld", (int)which,
-                 (long long)d.numel, (long long)numel);
+    cr_assert_eq(d.numel, numel, "tensor %d: numel %lld, want %lld", (int)which, (long long)d.numel,
+                 (long long)numel);
     cr_assert_eq(d.bytes, numel * convnd_dtype_bytes(p->dtype));
     cr_assert_eq(d.layout, layout, "tensor %d: layout %d, want %d", (int)which, (int)d.layout,
                  (int)layout);
@@ -93,7 +94,7 @@ Test(shapes, one_d_and_three_d) {
     p.C_out = 5;
     p.input[0] = 7;
     p.kernel[0] = 3;
-    p.pad_before[0] = 2; /* causal: O = 7 */
+    p.pad_before[0] = 2;               /* causal: O = 7 */
     p.x_layout = CONVND_CHANNELS_LAST; /* NLC */
     expect_desc(&p, CONVND_X, 3, SHAPE(2, 3, 7), SHAPE(21, 1, 3), CONVND_CHANNELS_LAST);
     expect_desc(&p, CONVND_W, 3, SHAPE(5, 3, 3), SHAPE(9, 3, 1), CONVND_CHANNELS_FIRST);
@@ -334,4 +335,25 @@ Test(metrics, rejects_invalid) {
     expect_status(convnd_flops(&p, &v), CONVND_ERR_INVALID_ARGUMENT, "input[0]=0");
     expect_status(convnd_min_bytes(&p, &v), CONVND_ERR_INVALID_ARGUMENT, "input[0]=0");
     expect_status(convnd_flops(&p, NULL), CONVND_ERR_NULL_POINTER, "NULL");
+}
+
+Test(format, problem_string) {
+    convnd_problem p = problem2d(CONVND_TRANSPOSED);
+    p.dtype = CONVND_BF16;
+    p.x_layout = CONVND_CHANNELS_LAST;
+    p.has_bias = 1;
+    p.activation = CONVND_ACT_SILU;
+    char buf[512];
+    const int n = convnd_problem_string(&p, buf, sizeof buf);
+    cr_assert_eq((size_t)n, strlen(buf));
+    cr_assert_str_eq(buf, "transposed 2-D N=2 C_in=6 C_out=4 groups=2 input=[5x7] kernel=[3x2] "
+                          "stride=[2x1] dilation=[1x1] pad_before=[1x0] pad_after=[0x1] bf16 "
+                          "x=channels-last w=channels-first y=auto bias=1 z=0 alpha=1 beta=0 "
+                          "act=silu");
+    /* truncation still reports the full length, like snprintf */
+    char small[16];
+    cr_assert_eq(convnd_problem_string(&p, small, sizeof small), n);
+    cr_assert_eq(strlen(small), sizeof small - 1);
+    cr_assert(strncmp(small, buf, sizeof small - 1) == 0);
+    cr_assert_eq(convnd_problem_string(&p, NULL, 0), n);
 }

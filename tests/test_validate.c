@@ -153,8 +153,7 @@ Test(validate, spatial_params_must_be_positive) {
     expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "stride[0]=-3 must be >= 1");
     p = base2d();
     p.dilation[0] = -2;
-    expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT,
-                  "dilation[0]=-2 must be >= 1");
+    expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "dilation[0]=-2 must be >= 1");
     p = base2d();
     p.dilation[1] = 0;
     expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "dilation[1]=0 must be >= 1");
@@ -177,6 +176,13 @@ Test(validate, forward_output_size_below_one) {
     p.pad_before[0] = -2;
     expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT,
                   "forward output size O[0]=0 < 1", "pad -2/0");
+    /* floor, not truncation: floor(-1 / 2) + 1 = 0 */
+    p = base1d(4, 3);
+    p.stride[0] = 2;
+    p.pad_before[0] = -2;
+    expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT,
+                  "forward output size O[0]=0 < 1 (input=4, kernel=3, dilation=1, stride=2, "
+                  "pad -2/0)");
     /* dilation makes the kernel too large in dim 1 only */
     p = base2d();
     p.dilation[1] = 6; /* E = 13 > 12 */
@@ -218,7 +224,8 @@ Test(validate, output_size_values) {
     convnd_problem q;
     convnd_problem_init(&q, 3);
     q.C_in = q.C_out = 1;
-    for (int t = 0; t < 3; ++t) q.input[t] = q.kernel[t] = 4 + t;
+    for (int t = 0; t < 3; ++t)
+        q.input[t] = q.kernel[t] = 4 + t;
     q.stride[2] = 100;
     expect_ok(convnd_output_size(&q, O));
     cr_assert(O[0] == 1 && O[1] == 1 && O[2] == 1);
@@ -276,8 +283,8 @@ Test(validate, overflow_in_tensor_sizes) {
     /* the element count fits, the byte count does not */
     p = base1d((int64_t)1 << 62, 1);
     p.C_in = p.C_out = 1;
-    expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW, "x of shape [1, 1, 4611686018427387904]",
-                  "bytes");
+    expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW,
+                  "x of shape [1, 1, 4611686018427387904]", "bytes");
     /* the weight */
     p = base1d(8, 1);
     p.C_in = p.C_out = (int64_t)1 << 40;
@@ -309,11 +316,13 @@ Test(validate, overflow_in_output_size) {
     p = base1d(INT64_MAX, 1);
     p.mode = CONVND_TRANSPOSED;
     p.stride[0] = 2;
-    expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW, "transposed output size O[0] overflows");
+    expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW,
+                  "transposed output size O[0] overflows");
     p = base1d(5, 3);
     p.mode = CONVND_TRANSPOSED;
     p.pad_before[0] = INT64_MIN;
-    expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW, "transposed output size O[0] overflows");
+    expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW,
+                  "transposed output size O[0] overflows");
     p.pad_before[0] = 0;
     p.pad_after[0] = INT64_MIN;
     expect_status(convnd_validate(&p), CONVND_ERR_OVERFLOW, "pad 0/-9223372036854775808");

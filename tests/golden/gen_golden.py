@@ -29,7 +29,8 @@ cases.txt keys (lists are comma-separated; `-` means "argument not given", i.e. 
   xo wo bo zo yo     element offsets of x, w, bias, z in inputs.f32 and of y in expected.f64
                      (-1: absent)
 front-end arguments: stride padding dilation groups output_padding transposed allow_tf32
-  (torch), pad (F.pad list, torch order), auto_pad pads strides dilations group kernel_shape
+  (torch), pad (F.pad list, torch order) and foldable (0: a crop meets the conv's own padding
+  on the same side, which no single conv padding expresses: the binding must refuse), auto_pad pads strides dilations group kernel_shape
   output_padding output_shape (ONNX), strides padding dilations data_format (TensorFlow).
 
 Run: python3 tests/golden/gen_golden.py   (writes next to this script)
@@ -385,7 +386,12 @@ def family_torch_convolution(W, rng, name, dims, underscore=False):
 
 
 def family_pad_conv(W, rng, name, dims):
-    """y = conv(F.pad(x, pad)) with zero fill and negative (cropping) entries."""
+    """y = conv(F.pad(x, pad)) with zero fill and negative (cropping) entries.
+
+    A crop followed by the conv's own zero padding on the same side (pad before < 0 with the
+    conv's P0 > 0, or after < 0 with P1 > 0) is not a conv of x with any single padding: the
+    cropped values are replaced by zeros. Such cases are recorded with foldable=0 (the binding
+    must refuse them); the values are PyTorch's either way."""
     N, cin, cout, groups = draw_channels(rng)
     K = per_dim(rng, dims, 1, 4)
     S = per_dim(rng, dims, 1, 3)
@@ -399,30 +405,40 @@ def family_pad_conv(W, rng, name, dims):
         pad += [rng.randint(-2, 3), rng.randint(-2, 3)]
     if rng.random() < 0.15:
         pad += [0, 0] * (dims - n_padded + (2 if rng.random() < 0.5 else 0))  # zero N/C entries
+    before, after = [0] * dims, [0] * dims
+    for j in range(min(n_padded, dims)):
+        before[dims - 1 - j], after[dims - 1 - j] = pad[2 * j], pad[2 * j + 1]
+    conv_mode = rng.random()
+    if conv_mode >= 0.3 and rng.random() < 0.7:
+        # mostly foldable: no conv padding on a dim the pad crops
+        P = [0 if b < 0 or a < 0 else p for p, b, a in zip(P, before, after)]
     xl = rng.choice(["cf", "cl"]) if rng.random() < 0.3 else "cf"
     x = W.rand([N, cin] + I)
     w = W.rand([cout, cin // groups] + K)
     bias = W.rand([cout]) if rng.random() < 0.5 else None
-    conv_mode = rng.random()
     try:
         xp = F.pad(x, pad)
         if conv_mode < 0.15:
-            padding = "valid"
+            padding, P0, P1 = "valid", [0] * dims, [0] * dims
             y0 = CONV[dims](xp, w, None, stride=S, padding="valid", dilation=D, groups=groups)
         elif conv_mode < 0.3:
             padding, S = "same", [1] * dims
+            P0 = [d * (k - 1) // 2 for k, d in zip(K, D)]
+            P1 = [d * (k - 1) - p0 for k, d, p0 in zip(K, D, P0)]
             y0 = CONV[dims](xp, w, None, padding="same", dilation=D, groups=groups)
         else:
-            padding = P
+            padding, P0, P1 = P, P, P
             y0 = CONV[dims](xp, w, None, stride=S, padding=P, dilation=D, groups=groups)
     except RuntimeError:
         raise Skip()
     if y0.numel() > MAX_ELEMS or min(xp.shape) < 1:
         raise Skip()
+    foldable = all(not (b < 0 and p0 > 0) and not (a < 0 and p1 > 0)
+                   for b, a, p0, p1 in zip(before, after, P0, P1))
     yl = default_y_layout(xl, "cf")
     y = finish(y0, bias, None, 1.0, 0.0, "none", dims)
     args = {"pad": lst(pad), "stride": lst(S), "padding": lst(padding), "dilation": lst(D),
-            "groups": groups}
+            "groups": groups, "foldable": int(foldable)}
     W.add("torch_pad_conv", name, args, x=x, w=w, xl=xl, wl="cf", yl=yl, dims=dims, bias=bias,
           y=y)
 
@@ -713,7 +729,7 @@ def main():
         make(20, f"conv_transpose{dims}d", family_torch_conv_transpose, dims)
         make(8, f"convolution{dims}d", family_torch_convolution, dims)
         make(3, f"_convolution{dims}d", family_torch_convolution, dims, underscore=True)
-        make(10, f"pad_conv{dims}d", family_pad_conv, dims)
+        make(14, f"pad_conv{dims}d", family_pad_conv, dims)
         make(16, f"onnx_conv{dims}d", family_onnx_conv, dims)
         make(8, f"onnx_conv_transpose{dims}d", family_onnx_conv_transpose, dims)
         make(5, f"tf_valid{dims}d", family_tf_conv, dims, "VALID")

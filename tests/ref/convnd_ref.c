@@ -31,12 +31,15 @@ static int64_t spec_output_size(const convnd_problem *p, int t) {
 static int shape_matches(const convnd_tensor_desc *d, const int64_t *expected, int rank,
                          const char *name) {
     int ok = d->rank == rank;
-    for (int r = 0; ok && r < rank; r++) ok = d->shape[r] == expected[r];
+    for (int r = 0; ok && r < rank; r++)
+        ok = d->shape[r] == expected[r];
     if (!ok) {
         fprintf(stderr, "convnd_ref: convnd_tensor_describe(%s) shape [", name);
-        for (int r = 0; r < d->rank; r++) fprintf(stderr, "%s%lld", r ? "," : "", (long long)d->shape[r]);
+        for (int r = 0; r < d->rank; r++)
+            fprintf(stderr, "%s%lld", r ? "," : "", (long long)d->shape[r]);
         fprintf(stderr, "] differs from the SPEC's [");
-        for (int r = 0; r < rank; r++) fprintf(stderr, "%s%lld", r ? "," : "", (long long)expected[r]);
+        for (int r = 0; r < rank; r++)
+            fprintf(stderr, "%s%lld", r ? "," : "", (long long)expected[r]);
         fprintf(stderr, "]\n");
     }
     return ok;
@@ -111,10 +114,14 @@ static int64_t tap_input(convnd_mode mode, const ref_geometry *g, int t, int64_t
 
 double convnd_ref_activate(convnd_activation act, double v) {
     switch (act) {
-    case CONVND_ACT_NONE: return v;
-    case CONVND_ACT_RELU: return v > 0.0 ? v : 0.0;
-    case CONVND_ACT_SILU: return v / (1.0 + exp(-v));
-    case CONVND_ACT_GELU: return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+    case CONVND_ACT_NONE:
+        return v;
+    case CONVND_ACT_RELU:
+        return v > 0.0 ? v : 0.0;
+    case CONVND_ACT_SILU:
+        return v / (1.0 + exp(-v));
+    case CONVND_ACT_GELU:
+        return 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
     }
     return NAN;
 }
@@ -123,13 +130,13 @@ double convnd_ref_activate(convnd_activation act, double v) {
 static double *load_all(convnd_dtype dt, const void *data, int64_t numel) {
     double *out = malloc(sizeof(double) * (size_t)(numel > 0 ? numel : 1));
     if (!out) return NULL;
-    for (int64_t i = 0; i < numel; i++) out[i] = convnd_ref_load(dt, data, i);
+    for (int64_t i = 0; i < numel; i++)
+        out[i] = convnd_ref_load(dt, data, i);
     return out;
 }
 
 convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const void *w,
-                                  const void *bias, const void *z, double *y_exact,
-                                  double *y_mag) {
+                                  const void *bias, const void *z, double *y_exact, double *y_mag) {
     ref_geometry g;
     convnd_status st = make_geometry(p, &g);
     if (st != CONVND_OK) return st;
@@ -157,7 +164,8 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
                         for (int64_t cig = 0; cig < cin_g; cig++) {
                             const int64_t ci = group * cin_g + cig;
                             const double *xc = xv + n * g.xs[0] + ci * g.xs[1];
-                            /* forward w[co, ci mod C_in/g, k]; transposed w[ci, co mod C_out/g, k] */
+                            /* forward w[co, ci mod C_in/g, k]; transposed w[ci, co mod C_out/g, k]
+                             */
                             const double *wc = p->mode == CONVND_FORWARD
                                                    ? wv + co * g.ws[0] + cig * g.ws[1]
                                                    : wv + ci * g.ws[0] + (co % cout_g) * g.ws[1];
@@ -179,8 +187,8 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
                                 }
                             }
                         }
-                        const int64_t yo = n * g.ys[0] + co * g.ys[1] + o0 * g.ys[2] +
-                                           o1 * g.ys[3] + o2 * g.ys[4];
+                        const int64_t yo =
+                            n * g.ys[0] + co * g.ys[1] + o0 * g.ys[2] + o1 * g.ys[3] + o2 * g.ys[4];
                         double v = alpha * acc;
                         mag *= fabs(alpha);
                         if (p->has_bias) {
@@ -212,7 +220,8 @@ convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void
     if (!exact) return CONVND_ERR_OUT_OF_MEMORY;
     st = convnd_ref_conv_f64(p, x, w, bias, z, exact, NULL);
     if (st == CONVND_OK)
-        for (int64_t i = 0; i < yd.numel; i++) convnd_ref_store(p->dtype, y, i, exact[i]);
+        for (int64_t i = 0; i < yd.numel; i++)
+            convnd_ref_store(p->dtype, y, i, exact[i]);
     free(exact);
     return st;
 }

@@ -25,8 +25,7 @@ convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void
  * |alpha| * sum |x*w| + |bias| + |beta*z| of the terms that made it: the scale for rounding-
  * error tolerances (the activations here have a slope of at most 1.13, see below). */
 convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const void *w,
-                                  const void *bias, const void *z, double *y_exact,
-                                  double *y_mag);
+                                  const void *bias, const void *z, double *y_exact, double *y_mag);
 
 /* Largest |act'(v)| over all v for the supported activations (GELU's peak slope); multiply
  * y_mag by it when bounding an activated output's error. */
@@ -47,8 +46,12 @@ uint16_t convnd_ref_f64_to_f16(double v);
 uint16_t convnd_ref_f64_to_bf16(double v);
 double convnd_ref_f16_to_f64(uint16_t h);
 double convnd_ref_bf16_to_f64(uint16_t b);
-static inline uint16_t convnd_ref_f32_to_f16(float v) { return convnd_ref_f64_to_f16(v); }
-static inline uint16_t convnd_ref_f32_to_bf16(float v) { return convnd_ref_f64_to_bf16(v); }
+static inline uint16_t convnd_ref_f32_to_f16(float v) {
+    return convnd_ref_f64_to_f16(v);
+}
+static inline uint16_t convnd_ref_f32_to_bf16(float v) {
+    return convnd_ref_f64_to_bf16(v);
+}
 
 /* Element i of an array of dtype dt, as f64 (exact). */
 double convnd_ref_load(convnd_dtype dt, const void *data, int64_t i);

@@ -15,7 +15,9 @@ static const binary_format FORMAT_F16 = {11, 5, -14};
 static const binary_format FORMAT_BF16 = {8, 8, -126};
 static const binary_format FORMAT_F32 = {24, 8, -126};
 
-static int format_emax(binary_format f) { return 1 - f.emin; }
+static int format_emax(binary_format f) {
+    return 1 - f.emin;
+}
 
 /* Exponent e with 2^e <= a < 2^(e+1), for finite a > 0. */
 static int binade(double a) {
@@ -43,7 +45,8 @@ static uint16_t encode16(double r, binary_format f) {
     int mant_bits = f.precision - 1;
     uint16_t sign = signbit(r) ? (uint16_t)0x8000u : (uint16_t)0;
     uint32_t exp_all_ones = (1u << f.exponent_bits) - 1u;
-    if (isnan(r)) return (uint16_t)(0x7fffu & ((exp_all_ones << mant_bits) | (1u << (mant_bits - 1))));
+    if (isnan(r))
+        return (uint16_t)(0x7fffu & ((exp_all_ones << mant_bits) | (1u << (mant_bits - 1))));
     double a = fabs(r);
     if (isinf(a)) return (uint16_t)(sign | (exp_all_ones << mant_bits));
     if (a == 0.0) return sign;
@@ -72,27 +75,38 @@ static double decode16(uint16_t h, binary_format f) {
     return (h & 0x8000u) ? -v : v;
 }
 
-uint16_t convnd_ref_f64_to_f16(double v) { return encode16(round_to_format(v, FORMAT_F16), FORMAT_F16); }
+uint16_t convnd_ref_f64_to_f16(double v) {
+    return encode16(round_to_format(v, FORMAT_F16), FORMAT_F16);
+}
 uint16_t convnd_ref_f64_to_bf16(double v) {
     return encode16(round_to_format(v, FORMAT_BF16), FORMAT_BF16);
 }
-double convnd_ref_f16_to_f64(uint16_t h) { return decode16(h, FORMAT_F16); }
-double convnd_ref_bf16_to_f64(uint16_t b) { return decode16(b, FORMAT_BF16); }
+double convnd_ref_f16_to_f64(uint16_t h) {
+    return decode16(h, FORMAT_F16);
+}
+double convnd_ref_bf16_to_f64(uint16_t b) {
+    return decode16(b, FORMAT_BF16);
+}
 
 size_t convnd_ref_dtype_size(convnd_dtype dt) {
     switch (dt) {
-    case CONVND_F32: return 4;
+    case CONVND_F32:
+        return 4;
     case CONVND_F16:
-    case CONVND_BF16: return 2;
+    case CONVND_BF16:
+        return 2;
     }
     return 0;
 }
 
 double convnd_ref_load(convnd_dtype dt, const void *data, int64_t i) {
     switch (dt) {
-    case CONVND_F32: return ((const float *)data)[i];
-    case CONVND_F16: return convnd_ref_f16_to_f64(((const uint16_t *)data)[i]);
-    case CONVND_BF16: return convnd_ref_bf16_to_f64(((const uint16_t *)data)[i]);
+    case CONVND_F32:
+        return ((const float *)data)[i];
+    case CONVND_F16:
+        return convnd_ref_f16_to_f64(((const uint16_t *)data)[i]);
+    case CONVND_BF16:
+        return convnd_ref_bf16_to_f64(((const uint16_t *)data)[i]);
     }
     return NAN;
 }
@@ -100,17 +114,26 @@ double convnd_ref_load(convnd_dtype dt, const void *data, int64_t i) {
 void convnd_ref_store(convnd_dtype dt, void *data, int64_t i, double v) {
     switch (dt) {
     /* rounded first so the conversion is exact (an out-of-range double -> float is UB in C) */
-    case CONVND_F32: ((float *)data)[i] = (float)round_to_format(v, FORMAT_F32); break;
-    case CONVND_F16: ((uint16_t *)data)[i] = convnd_ref_f64_to_f16(v); break;
-    case CONVND_BF16: ((uint16_t *)data)[i] = convnd_ref_f64_to_bf16(v); break;
+    case CONVND_F32:
+        ((float *)data)[i] = (float)round_to_format(v, FORMAT_F32);
+        break;
+    case CONVND_F16:
+        ((uint16_t *)data)[i] = convnd_ref_f64_to_f16(v);
+        break;
+    case CONVND_BF16:
+        ((uint16_t *)data)[i] = convnd_ref_f64_to_bf16(v);
+        break;
     }
 }
 
 static binary_format format_of(convnd_dtype dt) {
     switch (dt) {
-    case CONVND_F16: return FORMAT_F16;
-    case CONVND_BF16: return FORMAT_BF16;
-    case CONVND_F32: break;
+    case CONVND_F16:
+        return FORMAT_F16;
+    case CONVND_BF16:
+        return FORMAT_BF16;
+    case CONVND_F32:
+        break;
     }
     return FORMAT_F32;
 }

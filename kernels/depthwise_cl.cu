@@ -1,0 +1,244 @@
+/* Depthwise convolution (groups = C_in, C_out = multiplier * C_in), forward, 1/2/3-D: the
+ * channels-last path of the depthwise schedule (configs cl_r4, cl_r8).
+ *
+ * A thread owns VEC consecutive output channels (16 bytes of T) and a run of R outputs along W
+ * of one row (n, o0, o1). Channels-last x and y with a multiplier of 1 and 16-byte aligned
+ * channel vectors move 16 bytes per load and store; anything else (other layouts, multipliers,
+ * odd channel counts) takes the same loops element by element, so every depthwise problem runs.
+ * For each kernel row (k0, k1) the R outputs' inputs slide through registers: with dilation 1
+ * the taps k2 = ph, ph + S, ph + 2S... of a stride phase ph read inputs one step apart, so each
+ * step loads one new input vector instead of R. The weights of the block's channels live in
+ * shared memory as [tap][channel] floats (one 128-bit read per tap and 4 channels); large
+ * kernels are staged a few rows at a time (kernels/depthwise_configs.h). */
+#include "portability.cuh"
+#include "conv_index.cuh"
+#include "depthwise_common.cuh"
+#include "depthwise_configs.h"
+#include "schedule.h"
+#include "error.h"
+
+namespace CONVND_NS {
+
+/* Channel vectors as units: unit u is output channels u*VEC ... u*VEC + VEC - 1. */
+template <typename Idx> struct dw_vector_units {
+    Idx C_out;
+    int vec;
+    __device__ __forceinline__ Idx co(Idx unit, int lane) const {
+        const Idx c = unit * (Idx)vec + (Idx)lane;
+        return c < C_out ? c : (Idx)-1;
+    }
+};
+
+/* Launch values the kernel cannot derive cheaply. */
+struct dw_cl_args {
+    int64_t items, runs; /* N * O0 * O1 * runs spatial items; runs = ceil(O2 / R) */
+    int32_t rows_per_stage, staged_once;
+};
+
+/* The input vector of the thread's lanes at W position i2 of row xrow (zeros in the padding).
+ * VECIO: one 16-byte load at channel offset xc[0]; else per lane at xc[lane]. */
+template <typename T, typename Idx, int VEC, bool VECIO>
+__device__ __forceinline__ void dw_load_x(const convnd_conv_params &p, const T *xrow,
+                                          const Idx (&xc)[VEC], int lanes, Idx i2,
+                                          float (&v)[VEC]) {
+    if (i2 < 0 || i2 >= (Idx)p.in[2]) {
+        for (int j = 0; j < VEC; ++j) v[j] = 0.0f;
+        return;
+    }
+    const T *q = xrow + i2 * (Idx)p.xs[4];
+    if constexpr (VECIO) {
+        dw_load16<T, VEC>(q + xc[0], v);
+    } else {
+        CONVND_UNROLL(16)
+        for (int j = 0; j < VEC; ++j) v[j] = j < lanes ? conv_load(q, xc[j]) : 0.0f;
+    }
+}
+
+/* Accumulates one kernel row: the K2 taps of R outputs ow0 .. ow0 + R - 1. wrow: the row's
+ * staged weights of this thread's lanes, taps cb floats apart. */
+template <typename T, typename Idx, int R, int VEC, bool VECIO>
+__device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *xrow,
+                                          const Idx (&xc)[VEC], int lanes, const float *wrow,
+                                          int cb, Idx ow0, float (&acc)[R][VEC]) {
+    const int K2 = (int)p.k[2];
+    const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2];
+    float wv[VEC];
+    if (D == 1) {
+        /* stride phase ph: taps ph + S*t read input (ow0 + r + t)*S - P + ph for output r, so
+         * step t's window is step t-1's shifted by one output */
+        const int step = S < (Idx)K2 ? (int)S : K2; /* any step >= K2 ends a phase */
+        for (int ph = 0; ph < step; ++ph) {
+            float win[R][VEC];
+            CONVND_UNROLL(8)
+            for (int r = 0; r < R; ++r)
+                dw_load_x<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, (ow0 + r) * S - P + ph, win[r]);
+            for (int k2 = ph; k2 < K2; k2 += step) {
+                if (k2 != ph) {
+                    CONVND_UNROLL(8)
+                    for (int r = 0; r + 1 < R; ++r)
+                        for (int j = 0; j < VEC; ++j) win[r][j] = win[r + 1][j];
+                    dw_load_x<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, (ow0 + R - 1) * S - P + k2,
+                                                  win[R - 1]);
+                }
+                dw_lds<VEC>(wrow + k2 * cb, wv);
+                CONVND_UNROLL(8)
+                for (int r = 0; r < R; ++r)
+                    for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(win[r][j], wv[j], acc[r][j]);
+            }
+        }
+    } else {
+        float xv[VEC];
+        for (int k2 = 0; k2 < K2; ++k2) {
+            dw_lds<VEC>(wrow + k2 * cb, wv);
+            CONVND_UNROLL(8)
+            for (int r = 0; r < R; ++r) {
+                dw_load_x<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, (ow0 + r) * S - P + (Idx)k2 * D,
+                                              xv);
+                for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);
+            }
+        }
+    }
+}
+
+/* Block (tx channel vectors) x (ty items); grid (channel chunks) x (item groups, strided). The
+ * item loop is block-uniform so that the stage barriers are reached by every thread. */
+template <typename T, typename Idx, int R, bool VECIO>
+__global__ void __launch_bounds__(CONVND_DW_THREADS)
+    depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
+                        const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
+                        const dw_cl_args g) {
+    constexpr int VEC = dw_vec_width<T>::value;
+    CONVND_DYNAMIC_SHARED(float, wsm);
+    const int tx = (int)threadIdx.x, txn = (int)blockDim.x, cb = txn * VEC;
+    const Idx unit0 = (Idx)blockIdx.x * (Idx)txn;
+    const Idx co0 = (unit0 + (Idx)tx) * VEC;
+    const Idx C_out = (Idx)p.C_out, M = (Idx)p.cout_g; /* M: the channel multiplier */
+    const int lanes = co0 < C_out ? (int)(C_out - co0 < VEC ? C_out - co0 : VEC) : 0;
+    Idx xc[VEC]; /* x offset of each lane's input channel co / M */
+    for (int j = 0; j < VEC; ++j) xc[j] = ((co0 + (Idx)j) / M) * (Idx)p.xs[1];
+    const dw_vector_units<Idx> units{C_out, VEC};
+    const int rows = (int)(p.k[0] * p.k[1]), K1 = (int)p.k[1];
+    if (g.staged_once) {
+        dw_stage_weight_rows<T, Idx>(p, w, wsm, 0, rows, units, unit0, txn, VEC, 1);
+        __syncthreads();
+    }
+    const Idx items = (Idx)g.items, runs = (Idx)g.runs;
+    const Idx step = (Idx)gridDim.y * (Idx)blockDim.y;
+    for (Idx base = (Idx)blockIdx.y * (Idx)blockDim.y; base < items; base += step) {
+        const Idx item = base + (Idx)threadIdx.y;
+        const bool active = item < items && lanes > 0;
+        const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
+        float acc[R][VEC];
+        for (int r = 0; r < R; ++r)
+            for (int j = 0; j < VEC; ++j) acc[r][j] = 0.0f;
+        for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
+            const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
+            if (!g.staged_once) {
+                __syncthreads(); /* the previous stage is no longer read */
+                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, VEC, 1);
+                __syncthreads();
+            }
+            if (!active) continue;
+            for (int rl = 0; rl < nrows; ++rl) {
+                const int row = row0 + rl;
+                Idx i0, i1;
+                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0], i0) ||
+                    !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
+                    continue;
+                const T *xrow = x + at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
+                dw_cl_row<T, Idx, R, VEC, VECIO>(p, xrow, xc, lanes,
+                                                 wsm + rl * (int)p.k[2] * cb + tx * VEC, cb,
+                                                 at.ow0, acc);
+            }
+        }
+        if (!active) continue;
+        for (int r = 0; r < R; ++r) {
+            const Idx ow = at.ow0 + r;
+            if (ow >= (Idx)p.out[2]) break;
+            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
+            dw_finish_vec<T, Idx, VEC, VECIO>(p, acc[r], bias, z, y, co0, y_off, lanes);
+        }
+    }
+}
+
+/* 16-byte vectors apply: multiplier 1, whole vectors of channels, channels innermost in x, y
+ * (and z), every other stride a whole number of vectors, 16-byte aligned pointers. */
+static bool dw_cl_vector_io(const convnd_launch_args *a, int vec) {
+    const convnd_conv_params &p = a->params;
+    if (p.cout_g != 1 || p.C_out % vec != 0 || p.xs[1] != 1 || p.ys[1] != 1) return false;
+    for (int t = 0; t < 5; ++t)
+        if (t != 1 && (p.xs[t] % vec != 0 || p.ys[t] % vec != 0)) return false;
+    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |
+                           (p.has_bias ? (uintptr_t)a->bias : 0) | (p.has_z ? (uintptr_t)a->z : 0);
+    return ptrs % 16 == 0;
+}
+
+template <typename T, typename Idx, int R, bool VECIO>
+static convnd_status dw_cl_launch_typed(const convnd_launch_args *a,
+                                        const convnd_unit_geometry &geo) {
+    const convnd_conv_params &p = a->params;
+    dw_cl_args g;
+    g.runs = (p.out[2] + R - 1) / R;
+    g.items = p.N * p.out[0] * p.out[1] * g.runs;
+    g.rows_per_stage = geo.rows_per_stage;
+    g.staged_once = geo.staged_once;
+    int64_t groups = (g.items + geo.ty - 1) / geo.ty;
+    if (groups > 65535) groups = 65535; /* the item loop strides over the rest */
+    auto kernel = &depthwise_cl_kernel<T, Idx, R, VECIO>;
+    return convnd_launch(kernel, dim3((unsigned)geo.chunks, (unsigned)groups),
+                         dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
+                         (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
+                         (T *)a->y, g);
+}
+
+template <typename T, int R> static convnd_status dw_cl_launch_dtype(const convnd_launch_args *a) {
+    constexpr int VEC = dw_vec_width<T>::value;
+    const convnd_conv_params &p = a->params;
+    convnd_unit_geometry geo;
+    if (!convnd_unit_geometry_for(&p, (p.C_out + VEC - 1) / VEC, VEC, &geo))
+        return convnd_error(CONVND_ERR_INTERNAL, "depthwise_cl: kernel width %lld does not fit",
+                            (long long)p.k[2]);
+    if (geo.chunks > 0x7fffffff)
+        return convnd_error(CONVND_ERR_INTERNAL, "depthwise_cl: %lld channel blocks",
+                            (long long)geo.chunks);
+    const bool vec = dw_cl_vector_io(a, VEC), wide = conv_needs_index64(p);
+    if (vec)
+        return wide ? dw_cl_launch_typed<T, int64_t, R, true>(a, geo)
+                    : dw_cl_launch_typed<T, int32_t, R, true>(a, geo);
+    return wide ? dw_cl_launch_typed<T, int64_t, R, false>(a, geo)
+                : dw_cl_launch_typed<T, int32_t, R, false>(a, geo);
+}
+
+template <int R> static convnd_status dw_cl_launch_run(const convnd_launch_args *a) {
+    switch (a->params.dtype) {
+    case CONVND_F32:
+        return dw_cl_launch_dtype<float, R>(a);
+    case CONVND_F16:
+        return dw_cl_launch_dtype<convnd_half, R>(a);
+    case CONVND_BF16:
+        return dw_cl_launch_dtype<convnd_bf16, R>(a);
+    default:
+        return convnd_error(CONVND_ERR_UNSUPPORTED, "depthwise_cl: dtype %d not supported",
+                            (int)a->params.dtype);
+    }
+}
+
+} // namespace CONVND_NS
+
+extern "C" convnd_status CONVND_LAUNCHER(depthwise_cl)(const convnd_launch_args *a) {
+    using namespace CONVND_NS;
+    if (a->config < 0 || a->config >= CONVND_DW_CONFIG_COUNT ||
+        convnd_dw_config_at(a->config).path != CONVND_DW_PATH_CL)
+        return convnd_error(CONVND_ERR_INTERNAL, "depthwise_cl: config %d is not a cl config",
+                            (int)a->config);
+    if (a->params.y_numel == 0) return CONVND_OK;
+    switch (convnd_dw_config_at(a->config).param) {
+    case 4:
+        return dw_cl_launch_run<4>(a);
+    case 8:
+        return dw_cl_launch_run<8>(a);
+    default:
+        return convnd_error(CONVND_ERR_INTERNAL, "depthwise_cl: no kernel for a run of %d",
+                            (int)convnd_dw_config_at(a->config).param);
+    }
+}

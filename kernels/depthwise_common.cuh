@@ -1,0 +1,141 @@
+/* Device helpers shared by the depthwise and grouped kernels: 16-byte channel vectors, the
+ * vector epilogue, spatial items (n, o0, o1, a run along W) and the staging of weights by kernel
+ * rows into shared memory. Include after "portability.cuh" and "conv_index.cuh". */
+#ifndef CONVND_DEPTHWISE_COMMON_CUH
+#define CONVND_DEPTHWISE_COMMON_CUH
+
+#include "conv_index.cuh"
+#include "depthwise_configs.h"
+
+namespace CONVND_NS {
+
+/* Elements of T in 16 bytes: the channels a depthwise thread owns (convnd_dw_vec on the host). */
+template <typename T> struct dw_vec_width {
+    static constexpr int value = 16 / (int)sizeof(T);
+};
+
+/* ---- 16-byte vectors ------------------------------------------------------------------------ */
+
+/* VEC elements of T at p (16-byte aligned) as f32: one 128-bit load. */
+template <typename T, int VEC>
+__device__ __forceinline__ void dw_load16(const T *p, float (&v)[VEC]) {
+    static_assert(VEC * sizeof(T) == 16, "a 16-byte vector");
+    const uint4 raw = *reinterpret_cast<const uint4 *>(p);
+    T e[VEC];
+    memcpy(e, &raw, sizeof raw);
+    CONVND_UNROLL(16)
+    for (int j = 0; j < VEC; ++j) v[j] = convnd_to_f32(e[j]);
+}
+
+/* v rounded once to T, stored with one 128-bit store at p (16-byte aligned). */
+template <typename T, int VEC>
+__device__ __forceinline__ void dw_store16(T *p, const float (&v)[VEC]) {
+    static_assert(VEC * sizeof(T) == 16, "a 16-byte vector");
+    T e[VEC];
+    CONVND_UNROLL(16)
+    for (int j = 0; j < VEC; ++j) e[j] = convnd_from_f32<T>(v[j]);
+    uint4 raw;
+    memcpy(&raw, e, sizeof raw);
+    *reinterpret_cast<uint4 *>(p) = raw;
+}
+
+/* N floats of shared memory at p (16-byte aligned, N a multiple of 4) with 128-bit loads. */
+template <int N> __device__ __forceinline__ void dw_lds(const float *p, float (&v)[N]) {
+    static_assert(N % 4 == 0, "whole float4s");
+    CONVND_UNROLL(16)
+    for (int q = 0; q < N / 4; ++q) {
+        const float4 f = reinterpret_cast<const float4 *>(p)[q];
+        v[4 * q] = f.x;
+        v[4 * q + 1] = f.y;
+        v[4 * q + 2] = f.z;
+        v[4 * q + 3] = f.w;
+    }
+}
+
+/* ---- the epilogue on a channel vector -------------------------------------------------------- */
+
+/* Finishes VEC consecutive output channels c0.. at y_off (lanes >= n are not stored). VECIO:
+ * bias, z and y are read and written with 16-byte accesses (the launcher checked alignment and
+ * that all VEC lanes exist); else element by element through conv_finish. */
+template <typename T, typename Idx, int VEC, bool VECIO>
+__device__ __forceinline__ void dw_finish_vec(const convnd_conv_params &p, const float (&acc)[VEC],
+                                              const T *bias, const T *z, T *y, Idx c0, Idx y_off,
+                                              int n) {
+    if constexpr (VECIO) {
+        float b[VEC], zv[VEC], out[VEC];
+        if (p.has_bias)
+            dw_load16<T, VEC>(bias + c0, b);
+        else
+            for (int j = 0; j < VEC; ++j) b[j] = 0.0f;
+        if (conv_reads_z(p))
+            dw_load16<T, VEC>(z + y_off, zv);
+        else
+            for (int j = 0; j < VEC; ++j) zv[j] = 0.0f;
+        CONVND_UNROLL(16)
+        for (int j = 0; j < VEC; ++j) out[j] = conv_epilogue_values(p, acc[j], b[j], zv[j]);
+        dw_store16<T, VEC>(y + y_off, out);
+    } else {
+        const Idx cs = (Idx)p.ys[1];
+        CONVND_UNROLL(16)
+        for (int j = 0; j < VEC; ++j)
+            if (j < n) conv_finish<T, Idx>(p, acc[j], bias, z, y, c0 + (Idx)j, y_off + (Idx)j * cs);
+    }
+}
+
+/* ---- spatial items -------------------------------------------------------------------------- */
+
+/* A run of outputs along W starting at ow0, in row (n, o0, o1). */
+template <typename Idx> struct dw_item {
+    Idx n, o0, o1, ow0;
+};
+
+/* Item number `item` of N * O0 * O1 * runs, runs of run_len along W fastest (neighbouring
+ * threads touch neighbouring memory). */
+template <typename Idx>
+__device__ __forceinline__ dw_item<Idx> dw_decode_item(const convnd_conv_params &p, Idx item,
+                                                       Idx runs, Idx run_len) {
+    dw_item<Idx> r;
+    r.ow0 = (item % runs) * run_len;
+    item /= runs;
+    r.o1 = item % (Idx)p.out[1];
+    item /= (Idx)p.out[1];
+    r.o0 = item % (Idx)p.out[0];
+    r.n = item / (Idx)p.out[0];
+    return r;
+}
+
+/* ---- weights staged by kernel rows ----------------------------------------------------------- */
+
+/* Stages the weights of kernel rows [row0, row0 + nrows) (row = k0 * K1 + k1, all K2 taps) of
+ * the block's units into smem as [row - row0][k2][ci][unit][lane] floats: cin_per_unit input
+ * channels, `lanes` output channels per unit. Units::co(unit, lane) is the output channel of a
+ * lane, or -1 where the unit has none (zero weight). Block-wide; the caller synchronizes. */
+template <typename T, typename Idx, typename Units>
+__device__ __forceinline__ void dw_stage_weight_rows(const convnd_conv_params &p,
+                                                     const T *__restrict__ w, float *smem,
+                                                     int row0, int nrows, const Units &units,
+                                                     Idx unit0, int block_units, int lanes,
+                                                     int cin_per_unit) {
+    const int K1 = (int)p.k[1], K2 = (int)p.k[2];
+    const int total = nrows * K2 * cin_per_unit * block_units * lanes;
+    const int nthreads = (int)(blockDim.x * blockDim.y);
+    for (int i = (int)(threadIdx.y * blockDim.x + threadIdx.x); i < total; i += nthreads) {
+        int rest = i;
+        const int lane = rest % lanes;
+        rest /= lanes;
+        const int u = rest % block_units;
+        rest /= block_units;
+        const int ci = rest % cin_per_unit;
+        rest /= cin_per_unit;
+        const int k2 = rest % K2;
+        const int row = row0 + rest / K2;
+        const Idx co = units.co(unit0 + (Idx)u, lane);
+        smem[i] = co >= 0 ? conv_load(w, conv_offset<Idx>(p.ws, co, (Idx)ci, (Idx)(row / K1),
+                                                          (Idx)(row % K1), (Idx)k2))
+                          : 0.0f;
+    }
+}
+
+} // namespace CONVND_NS
+
+#endif

@@ -1,0 +1,187 @@
+/* Depthwise convolution streamed along W: the 1-D causal conv of sequence models (K <= 8, long
+ * sequences), configs stream4 / stream8 of the depthwise schedule.
+ *
+ * The kernel must be 1 in the leading dims (any 1-D problem; 2-D/3-D with a 1 x K kernel) and
+ * span E = D*(K-1) + 1 <= WIN along W. A thread owns VEC consecutive output channels (16 bytes
+ * of T) and a run of outputs along W; it keeps the WIN most recent inputs in registers and the
+ * K taps scattered into a WIN-long register weight vector, so the sequence is read once (plus
+ * E-1 inputs of overlap per run): per output it loads S new input vectors, does K FMAs per
+ * channel and stores one vector. Channels-last with a multiplier of 1 and aligned channel
+ * vectors moves 16 bytes per access; other layouts run the same loop element by element. */
+#include "portability.cuh"
+#include "conv_index.cuh"
+#include "depthwise_common.cuh"
+#include "depthwise_configs.h"
+#include "schedule.h"
+#include "error.h"
+
+namespace CONVND_NS {
+
+struct dw_stream_args {
+    int64_t run_len, runs, threads; /* threads = N * O0 * O1 * runs * channel vectors */
+};
+
+/* The input vector at W position i2 (zeros outside [0, I2) or on an invalid row). */
+template <typename T, typename Idx, int VEC, bool VECIO>
+__device__ __forceinline__ void dw_stream_load(const convnd_conv_params &p, const T *xrow,
+                                               const Idx (&xc)[VEC], int lanes, Idx i2,
+                                               float (&v)[VEC]) {
+    if (!xrow || i2 < 0 || i2 >= (Idx)p.in[2]) {
+        for (int j = 0; j < VEC; ++j) v[j] = 0.0f;
+        return;
+    }
+    const T *q = xrow + i2 * (Idx)p.xs[4];
+    if constexpr (VECIO) {
+        dw_load16<T, VEC>(q + xc[0], v);
+    } else {
+        CONVND_UNROLL(16)
+        for (int j = 0; j < VEC; ++j) v[j] = j < lanes ? conv_load(q, xc[j]) : 0.0f;
+    }
+}
+
+template <typename T, typename Idx, int WIN, bool VECIO>
+__global__ void __launch_bounds__(CONVND_DW_THREADS)
+    depthwise_stream_kernel(const convnd_conv_params p, const T *__restrict__ x,
+                            const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
+                            const dw_stream_args g) {
+    constexpr int VEC = dw_vec_width<T>::value;
+    const Idx C_out = (Idx)p.C_out, M = (Idx)p.cout_g;
+    const Idx cvecs = (C_out + VEC - 1) / VEC;
+    const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2];
+    const Idx E = D * ((Idx)p.k[2] - 1) + 1;
+    /* window slot j holds input position (first tap's position) + j - lead */
+    const Idx lead = (Idx)WIN - E;
+    const Idx total = (Idx)g.threads, runs = (Idx)g.runs, run_len = (Idx)g.run_len;
+    const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
+    for (Idx t = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; t < total; t += step) {
+        const Idx co0 = (t % cvecs) * VEC;
+        const dw_item<Idx> at = dw_decode_item<Idx>(p, t / cvecs, runs, run_len);
+        const int lanes = (int)(C_out - co0 < VEC ? C_out - co0 : VEC);
+        Idx xc[VEC];
+        for (int j = 0; j < VEC; ++j) xc[j] = ((co0 + (Idx)j) / M) * (Idx)p.xs[1];
+
+        /* tap k sits in slot lead + k*D; the other slots are skipped (not multiplied by 0, so a
+         * non-finite input between dilated taps cannot leak into this output) */
+        float wv[WIN][VEC];
+        unsigned taps = 0;
+        CONVND_UNROLL(8)
+        for (int s = 0; s < WIN; ++s) {
+            const Idx off = (Idx)s - lead;
+            const bool tap = off >= 0 && off % D == 0;
+            taps |= tap ? 1u << s : 0u;
+            for (int j = 0; j < VEC; ++j)
+                wv[s][j] = tap && j < lanes ? conv_load(w, conv_offset<Idx>(p.ws, co0 + (Idx)j,
+                                                                            (Idx)0, (Idx)0,
+                                                                            (Idx)0, off / D))
+                                            : 0.0f;
+        }
+
+        /* the kernel is 1 in the leading dims: one input row (or none, in their padding) */
+        Idx i0, i1;
+        const bool row = conv_forward_input<Idx>(at.o0, 0, p.s[0], p.d[0], p.p0[0], p.in[0], i0) &&
+                         conv_forward_input<Idx>(at.o1, 0, p.s[1], p.d[1], p.p0[1], p.in[1], i1);
+        const T *xrow =
+            row ? x + at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3] : nullptr;
+
+        const Idx o_end = at.ow0 + run_len < (Idx)p.out[2] ? at.ow0 + run_len : (Idx)p.out[2];
+        const Idx first = at.ow0 * S - P - lead; /* input in slot 0 for output ow0 */
+        float win[WIN][VEC];
+        CONVND_UNROLL(8)
+        for (int s = 0; s < WIN; ++s)
+            dw_stream_load<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, first + s, win[s]);
+        for (Idx o = at.ow0;;) {
+            float acc[VEC];
+            for (int j = 0; j < VEC; ++j) acc[j] = 0.0f;
+            CONVND_UNROLL(8)
+            for (int s = 0; s < WIN; ++s)
+                if (taps >> s & 1u)
+                    for (int j = 0; j < VEC; ++j) acc[j] = fmaf(win[s][j], wv[s][j], acc[j]);
+            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, o);
+            dw_finish_vec<T, Idx, VEC, VECIO>(p, acc, bias, z, y, co0, y_off, lanes);
+            if (++o >= o_end) break;
+            /* the next output's window starts S inputs later */
+            const Idx next = o * S - P - lead + (Idx)WIN - S; /* first input not yet loaded */
+            for (Idx s = 0; s < S; ++s) {
+                CONVND_UNROLL(8)
+                for (int q = 0; q + 1 < WIN; ++q)
+                    for (int j = 0; j < VEC; ++j) win[q][j] = win[q + 1][j];
+                dw_stream_load<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, next + s, win[WIN - 1]);
+            }
+        }
+    }
+}
+
+/* As kernels/depthwise_cl.cu: multiplier 1, channels innermost, whole aligned vectors. */
+static bool dw_stream_vector_io(const convnd_launch_args *a, int vec) {
+    const convnd_conv_params &p = a->params;
+    if (p.cout_g != 1 || p.C_out % vec != 0 || p.xs[1] != 1 || p.ys[1] != 1) return false;
+    for (int t = 0; t < 5; ++t)
+        if (t != 1 && (p.xs[t] % vec != 0 || p.ys[t] % vec != 0)) return false;
+    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |
+                           (p.has_bias ? (uintptr_t)a->bias : 0) | (p.has_z ? (uintptr_t)a->z : 0);
+    return ptrs % 16 == 0;
+}
+
+template <typename T, typename Idx, int WIN, bool VECIO>
+static convnd_status dw_stream_launch_typed(const convnd_launch_args *a, const dw_stream_args &g) {
+    const convnd_conv_params &p = a->params;
+    int64_t blocks = (g.threads + CONVND_DW_THREADS - 1) / CONVND_DW_THREADS;
+    if (blocks > 65535) blocks = 65535; /* the thread loop strides over the rest */
+    auto kernel = &depthwise_stream_kernel<T, Idx, WIN, VECIO>;
+    return convnd_launch(kernel, dim3((unsigned)blocks), dim3(CONVND_DW_THREADS), 0, a->stream,
+                         p, (const T *)a->x, (const T *)a->w, (const T *)a->bias,
+                         (const T *)a->z, (T *)a->y, g);
+}
+
+template <typename T, int WIN> static convnd_status dw_stream_launch_dtype(const convnd_launch_args *a) {
+    constexpr int VEC = dw_vec_width<T>::value;
+    const convnd_conv_params &p = a->params;
+    if (p.k[0] != 1 || p.k[1] != 1 || convnd_dw_span_w(&p) > WIN)
+        return convnd_error(CONVND_ERR_INTERNAL, "depthwise_stream: kernel does not fit %d", WIN);
+    dw_stream_args g;
+    g.run_len = convnd_dw_stream_run(&p);
+    g.runs = (p.out[2] + g.run_len - 1) / g.run_len;
+    g.threads = p.N * p.out[0] * p.out[1] * g.runs * ((p.C_out + VEC - 1) / VEC);
+    const bool vec = dw_stream_vector_io(a, VEC);
+    /* the thread count joins the index math */
+    const bool wide = conv_needs_index64(p) || g.threads >= ((int64_t)1 << 30);
+    if (vec)
+        return wide ? dw_stream_launch_typed<T, int64_t, WIN, true>(a, g)
+                    : dw_stream_launch_typed<T, int32_t, WIN, true>(a, g);
+    return wide ? dw_stream_launch_typed<T, int64_t, WIN, false>(a, g)
+                : dw_stream_launch_typed<T, int32_t, WIN, false>(a, g);
+}
+
+template <int WIN> static convnd_status dw_stream_launch_win(const convnd_launch_args *a) {
+    switch (a->params.dtype) {
+    case CONVND_F32:
+        return dw_stream_launch_dtype<float, WIN>(a);
+    case CONVND_F16:
+        return dw_stream_launch_dtype<convnd_half, WIN>(a);
+    case CONVND_BF16:
+        return dw_stream_launch_dtype<convnd_bf16, WIN>(a);
+    default:
+        return convnd_error(CONVND_ERR_UNSUPPORTED, "depthwise_stream: dtype %d not supported",
+                            (int)a->params.dtype);
+    }
+}
+
+} // namespace CONVND_NS
+
+extern "C" convnd_status CONVND_LAUNCHER(depthwise_stream)(const convnd_launch_args *a) {
+    using namespace CONVND_NS;
+    if (a->config < 0 || a->config >= CONVND_DW_CONFIG_COUNT ||
+        convnd_dw_config_at(a->config).path != CONVND_DW_PATH_STREAM)
+        return convnd_error(CONVND_ERR_INTERNAL,
+                            "depthwise_stream: config %d is not a stream config", (int)a->config);
+    if (a->params.y_numel == 0) return CONVND_OK;
+    switch (convnd_dw_config_at(a->config).param) {
+    case 4:
+        return dw_stream_launch_win<4>(a);
+    case 8:
+        return dw_stream_launch_win<8>(a);
+    default:
+        return convnd_error(CONVND_ERR_INTERNAL, "depthwise_stream: no kernel for a window of %d",
+                            (int)convnd_dw_config_at(a->config).param);
+    }
+}

@@ -1,0 +1,230 @@
+/* Grouped convolution with few channels per group (ResNeXt's g = 32 with 4 to 32 channels per
+ * group), forward, 1/2/3-D: the grouped schedule.
+ *
+ * The GEMM view runs one GEMM per group whose column tile is mostly empty when C_out/groups is
+ * small. Here a thread owns a slice of CO output channels of one group and a run of R outputs
+ * along W; a block holds up to 32 slices side by side (several groups when they are small) by
+ * ty runs, so every lane has work. The weights of the block's slices are staged in shared
+ * memory by kernel rows as [tap][ci][slice][CO] floats: per input channel a thread reads its
+ * CO weights with 128-bit loads and does R x CO FMAs. Channels-last x whose group channel
+ * count is a whole number of 16-byte vectors loads 16 bytes of input channels at once; other
+ * layouts load element by element through the same loops. */
+#include "portability.cuh"
+#include "conv_index.cuh"
+#include "depthwise_common.cuh"
+#include "grouped_configs.h"
+#include "schedule.h"
+#include "error.h"
+
+namespace CONVND_NS {
+
+/* Group slices as units: unit u is slice u % slices of group u / slices. */
+template <typename Idx> struct grouped_units {
+    Idx units, slices, cout_g;
+    int co_per_slice;
+    __device__ __forceinline__ Idx co(Idx unit, int lane) const {
+        if (unit >= units) return (Idx)-1;
+        const Idx in_group = (unit % slices) * (Idx)co_per_slice + (Idx)lane;
+        return in_group < cout_g ? (unit / slices) * cout_g + in_group : (Idx)-1;
+    }
+};
+
+struct grouped_args {
+    int64_t items, runs, slices;
+    int32_t rows_per_stage, staged_once;
+};
+
+/* Input channels per inner step: a 16-byte vector (VECIO) or one. */
+template <typename T, bool VECIO> struct grouped_step {
+    static constexpr int value = VECIO ? dw_vec_width<T>::value : 1;
+};
+
+/* Accumulates one kernel row (all K2 taps, every input channel of the group) into R x CO
+ * outputs. xrow: the row's input at the group's first channel; wrow: this slice's staged
+ * weights of the row, taps tap_stride floats apart, input channels ci_stride apart. */
+template <typename T, typename Idx, int R, int CO, bool VECIO>
+__device__ __forceinline__ void grouped_row(const convnd_conv_params &p, const T *xrow,
+                                            const float *wrow, int tap_stride, int ci_stride,
+                                            Idx ow0, float (&acc)[R][CO]) {
+    constexpr int CV = grouped_step<T, VECIO>::value;
+    const int K2 = (int)p.k[2], cin_g = (int)p.cin_g;
+    const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2], I2 = (Idx)p.in[2];
+    const Idx xs_c = (Idx)p.xs[1], xs_w = (Idx)p.xs[4];
+    for (int k2 = 0; k2 < K2; ++k2) {
+        Idx xoff[R]; /* offset of each output's input, -1 in the padding */
+        CONVND_UNROLL(8)
+        for (int r = 0; r < R; ++r) {
+            const Idx i2 = (ow0 + r) * S - P + (Idx)k2 * D;
+            xoff[r] = i2 >= 0 && i2 < I2 ? i2 * xs_w : (Idx)-1;
+        }
+        const float *wtap = wrow + k2 * tap_stride;
+        for (int ci = 0; ci < cin_g; ci += CV) {
+            float xv[R][CV];
+            CONVND_UNROLL(8)
+            for (int r = 0; r < R; ++r) {
+                if (xoff[r] < 0) {
+                    for (int j = 0; j < CV; ++j) xv[r][j] = 0.0f;
+                } else if constexpr (VECIO) {
+                    dw_load16<T, CV>(xrow + xoff[r] + ci, xv[r]);
+                } else {
+                    xv[r][0] = conv_load(xrow, xoff[r] + (Idx)ci * xs_c);
+                }
+            }
+            CONVND_UNROLL(16)
+            for (int j = 0; j < CV; ++j) {
+                float wv[CO];
+                dw_lds<CO>(wtap + (ci + j) * ci_stride, wv);
+                CONVND_UNROLL(8)
+                for (int r = 0; r < R; ++r)
+                    for (int c = 0; c < CO; ++c) acc[r][c] = fmaf(xv[r][j], wv[c], acc[r][c]);
+            }
+        }
+    }
+}
+
+/* Block (tx slices) x (ty items); grid (slice chunks) x (item groups, strided). The item loop
+ * is block-uniform so that the stage barriers are reached by every thread. */
+template <typename T, typename Idx, int R, int CO, bool VECIO>
+__global__ void __launch_bounds__(CONVND_DW_THREADS)
+    grouped_kernel(const convnd_conv_params p, const T *__restrict__ x, const T *__restrict__ w,
+                   const T *__restrict__ bias, const T *z, T *y, const grouped_args g) {
+    CONVND_DYNAMIC_SHARED(float, wsm);
+    const int tx = (int)threadIdx.x, txn = (int)blockDim.x;
+    const int cin_g = (int)p.cin_g, K1 = (int)p.k[1], K2 = (int)p.k[2];
+    const Idx slices = (Idx)g.slices, cout_g = (Idx)p.cout_g;
+    const Idx units_total = (Idx)p.groups * slices;
+    const grouped_units<Idx> units{units_total, slices, cout_g, CO};
+    const Idx unit0 = (Idx)blockIdx.x * (Idx)txn, unit = unit0 + (Idx)tx;
+    const Idx group = unit / slices, first = (unit % slices) * CO; /* first channel in group */
+    const int lanes =
+        unit < units_total ? (int)(cout_g - first < CO ? cout_g - first : (Idx)CO) : 0;
+    const Idx co0 = group * cout_g + first;
+    /* staged layout [row][k2][ci][slice][CO] */
+    const int ci_stride = txn * CO, tap_stride = (cin_g > 0 ? cin_g : 1) * ci_stride;
+    const int rows = (int)(p.k[0] * p.k[1]);
+    if (g.staged_once) {
+        dw_stage_weight_rows<T, Idx>(p, w, wsm, 0, rows, units, unit0, txn, CO, cin_g);
+        __syncthreads();
+    }
+    const Idx items = (Idx)g.items, runs = (Idx)g.runs;
+    const Idx step = (Idx)gridDim.y * (Idx)blockDim.y;
+    for (Idx base = (Idx)blockIdx.y * (Idx)blockDim.y; base < items; base += step) {
+        const Idx item = base + (Idx)threadIdx.y;
+        const bool active = item < items && lanes > 0;
+        const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
+        float acc[R][CO];
+        for (int r = 0; r < R; ++r)
+            for (int c = 0; c < CO; ++c) acc[r][c] = 0.0f;
+        for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
+            const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
+            if (!g.staged_once) {
+                __syncthreads(); /* the previous stage is no longer read */
+                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, CO,
+                                             cin_g);
+                __syncthreads();
+            }
+            if (!active) continue;
+            for (int rl = 0; rl < nrows; ++rl) {
+                const int row = row0 + rl;
+                Idx i0, i1;
+                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0], i0) ||
+                    !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
+                    continue;
+                const T *xrow = x + at.n * (Idx)p.xs[0] + group * (Idx)cin_g * (Idx)p.xs[1] +
+                                i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
+                grouped_row<T, Idx, R, CO, VECIO>(p, xrow,
+                                                  wsm + rl * K2 * tap_stride + tx * CO,
+                                                  tap_stride, ci_stride, at.ow0, acc);
+            }
+        }
+        if (!active) continue;
+        for (int r = 0; r < R; ++r) {
+            const Idx ow = at.ow0 + r;
+            if (ow >= (Idx)p.out[2]) break;
+            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
+            CONVND_UNROLL(16)
+            for (int c = 0; c < CO; ++c)
+                if (c < lanes)
+                    conv_finish<T, Idx>(p, acc[r][c], bias, z, y, co0 + c,
+                                        y_off + (Idx)c * (Idx)p.ys[1]);
+        }
+    }
+}
+
+/* 16-byte input vectors apply: channels innermost in x, the group's channels whole vectors,
+ * every other x stride a whole number of vectors, x 16-byte aligned. */
+static bool grouped_vector_x(const convnd_launch_args *a, int vec) {
+    const convnd_conv_params &p = a->params;
+    if (p.xs[1] != 1 || p.cin_g % vec != 0) return false;
+    for (int t = 0; t < 5; ++t)
+        if (t != 1 && p.xs[t] % vec != 0) return false;
+    return (uintptr_t)a->x % 16 == 0;
+}
+
+template <typename T, typename Idx, int R, int CO, bool VECIO>
+static convnd_status grouped_launch_typed(const convnd_launch_args *a,
+                                          const convnd_unit_geometry &geo, int64_t slices) {
+    const convnd_conv_params &p = a->params;
+    grouped_args g;
+    g.slices = slices;
+    g.runs = (p.out[2] + R - 1) / R;
+    g.items = p.N * p.out[0] * p.out[1] * g.runs;
+    g.rows_per_stage = geo.rows_per_stage;
+    g.staged_once = geo.staged_once;
+    int64_t groups = (g.items + geo.ty - 1) / geo.ty;
+    if (groups > 65535) groups = 65535; /* the item loop strides over the rest */
+    auto kernel = &grouped_kernel<T, Idx, R, CO, VECIO>;
+    return convnd_launch(kernel, dim3((unsigned)geo.chunks, (unsigned)groups),
+                         dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
+                         (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
+                         (T *)a->y, g);
+}
+
+template <typename T, int R, int CO>
+static convnd_status grouped_launch_dtype(const convnd_launch_args *a) {
+    const convnd_conv_params &p = a->params;
+    int64_t slices;
+    convnd_unit_geometry geo;
+    if (!convnd_grouped_geometry_for(&p, convnd_grouped_config{R, CO}, &slices, &geo))
+        return convnd_error(CONVND_ERR_INTERNAL, "grouped: the weights do not fit");
+    if (geo.chunks > 0x7fffffff)
+        return convnd_error(CONVND_ERR_INTERNAL, "grouped: %lld slice blocks",
+                            (long long)geo.chunks);
+    const bool vec = grouped_vector_x(a, dw_vec_width<T>::value), wide = conv_needs_index64(p);
+    if (vec)
+        return wide ? grouped_launch_typed<T, int64_t, R, CO, true>(a, geo, slices)
+                    : grouped_launch_typed<T, int32_t, R, CO, true>(a, geo, slices);
+    return wide ? grouped_launch_typed<T, int64_t, R, CO, false>(a, geo, slices)
+                : grouped_launch_typed<T, int32_t, R, CO, false>(a, geo, slices);
+}
+
+template <int R, int CO> static convnd_status grouped_launch_config(const convnd_launch_args *a) {
+    switch (a->params.dtype) {
+    case CONVND_F32:
+        return grouped_launch_dtype<float, R, CO>(a);
+    case CONVND_F16:
+        return grouped_launch_dtype<convnd_half, R, CO>(a);
+    case CONVND_BF16:
+        return grouped_launch_dtype<convnd_bf16, R, CO>(a);
+    default:
+        return convnd_error(CONVND_ERR_UNSUPPORTED, "grouped: dtype %d not supported",
+                            (int)a->params.dtype);
+    }
+}
+
+} // namespace CONVND_NS
+
+extern "C" convnd_status CONVND_LAUNCHER(grouped)(const convnd_launch_args *a) {
+    using namespace CONVND_NS;
+    if (a->config < 0 || a->config >= CONVND_GROUPED_CONFIG_COUNT)
+        return convnd_error(CONVND_ERR_INTERNAL, "grouped: config %d out of range [0, %d)",
+                            (int)a->config, (int)CONVND_GROUPED_CONFIG_COUNT);
+    if (a->params.y_numel == 0) return CONVND_OK;
+    /* one instance per configuration of grouped_configs.h */
+#define CONVND_GROUPED_CASE(name, R, CO)                                                        \
+    if (c.r == R && c.co == CO) return grouped_launch_config<R, CO>(a);
+    const convnd_grouped_config c = convnd_grouped_config_at(a->config);
+    CONVND_GROUPED_CONFIGS(CONVND_GROUPED_CASE)
+#undef CONVND_GROUPED_CASE
+    return convnd_error(CONVND_ERR_INTERNAL, "grouped: no kernel for config %d", (int)a->config);
+}

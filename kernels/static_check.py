@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Static performance check of every CUDA kernel instance, no GPU needed (run by CI).
+
+Compiles each kernels/*.cu for sm_90 with nvcc (-Xptxas -v), disassembles the cubin with
+cuobjdump --dump-sass and prints one row per kernel instance: registers, static and dynamic
+shared memory, stack and spill bytes, HMMA instructions, 128-bit global loads. It fails (exit 1)
+when
+  - any kernel spills (spill stores or loads > 0),
+  - a tensor-core kernel (the rules below) has no HMMA instruction,
+  - a kernel that must load 16 bytes at a time (the channels-last vector path of the implicit
+    GEMM) has no 128-bit global load (LDGSTS.E.BYPASS.128 or LDG.E.128),
+  - a kernel needs more than 227 KiB of shared memory.
+A kernel's row says which rules applied to it.
+
+cuobjdump and nvdisasm are not in every CUDA install; when missing they are installed from PyPI
+(NVIDIA's nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels) into a cache folder.
+
+Usage: kernels/static_check.py [--jobs N] [--keep DIR] [FILE.cu ...]
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = os.path.join(ROOT, "kernels")
+INCLUDES = ["include", "bind", "schedules", "kernels", "device"]
+ARCH = "sm_90"
+MAX_SMEM = 232448  # 227 KiB, an sm_90 block's limit
+TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
+
+# (what, regex on the demangled kernel name, requirement)
+RULES = [
+    ("HMMA", re.compile(r"igemm_tc_mma<"), "hmma"),
+    # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
+    ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
+]
+
+
+def find_tool(name):
+    found = shutil.which(name)
+    if found:
+        return found
+    for d in ("/usr/local/cuda/bin", os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "bin")):
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def sass_tools():
+    """cuobjdump and the nvdisasm it runs; installed from PyPI into a cache when missing."""
+    cuobjdump, nvdisasm = find_tool("cuobjdump"), find_tool("nvdisasm")
+    if cuobjdump and nvdisasm:
+        return cuobjdump, os.path.dirname(nvdisasm)
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                         "convnd-static-check", TOOLS_VERSION)
+    bindir = os.path.join(cache, "nvidia", "cu13", "bin")
+    if not (os.access(os.path.join(bindir, "cuobjdump"), os.X_OK) and
+            os.access(os.path.join(bindir, "nvdisasm"), os.X_OK)):
+        print(f"static_check: installing cuobjdump and nvdisasm {TOOLS_VERSION} from PyPI into {cache}",
+              file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "--target", cache, f"nvidia-cuda-cuobjdump=={TOOLS_VERSION}",
+                        f"nvidia-cuda-nvdisasm=={TOOLS_VERSION}"], check=True)
+    return os.path.join(bindir, "cuobjdump"), bindir
+
+
+def demangle(names):
+    if not names:
+        return {}
+    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    return dict(zip(names, out))
+
+
+PTXAS_ENTRY = re.compile(r"Compiling entry function '([^']+)' for")
+PTXAS_PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+PTXAS_USED = re.compile(r"Used (\d+) registers(?:.*?, (\d+) bytes smem)?")
+
+
+def parse_ptxas(text):
+    """{mangled name: {regs, smem, stack, spill}} from ptxas -v output."""
+    kernels, current = {}, None
+    for line in text.splitlines():
+        m = PTXAS_ENTRY.search(line)
+        if m:
+            current = kernels.setdefault(m.group(1), {"regs": 0, "smem": 0, "stack": 0, "spill": 0})
+            continue
+        if current is None:
+            continue
+        m = PTXAS_PROPS.search(line)
+        if m:
+            current["stack"] = int(m.group(1))
+            current["spill"] = int(m.group(2)) + int(m.group(3))
+            continue
+        m = PTXAS_USED.search(line)
+        if m:
+            current["regs"] = int(m.group(1))
+            current["smem"] = int(m.group(2) or 0)
+    return kernels
+
+
+SASS_FUNCTION = re.compile(r"^\s*Function : (\S+)")
+
+
+def parse_sass(text):
+    """{mangled name: {hmma, ldg128}} instruction counts from cuobjdump --dump-sass."""
+    counts, current = {}, None
+    for line in text.splitlines():
+        m = SASS_FUNCTION.match(line)
+        if m:
+            current = counts.setdefault(m.group(1), {"hmma": 0, "ldg128": 0})
+            continue
+        if current is None:
+            continue
+        if re.search(r"\bHMMA\.", line):
+            current["hmma"] += 1
+        if re.search(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b", line):
+            current["ldg128"] += 1
+    return counts
+
+
+IGEMM_KERNEL = re.compile(
+    r"igemm_kernel<(\w+), [\w:]+<[^>]*>, (\d+), (\d+), (\d+), (\d+), (\d+)>\(")
+
+
+def dynamic_smem(demangled):
+    """Dynamic shared memory of an implicit-GEMM instance, from its template arguments. Mirrors
+    igemm_smem_layout in kernels/igemm_kernel.cuh (keep in sync); 0 for other kernels."""
+    m = IGEMM_KERNEL.search(demangled)
+    if not m:
+        return 0
+    size = 4 if m.group(1) == "float" else 2
+    bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
+    ld = bk + 16 // size
+    pipe = stages * (bm + bn) * ld * size
+    c = bm * (bn + 4) * 4
+    return (max(pipe, c) + 127) // 128 * 128 + bm * 4
+
+
+def short_name(demangled):
+    s = re.sub(r"\bconvnd_gpu::", "", demangled)
+    s = s.split("(")[0]
+    return s
+
+
+def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
+    base = os.path.splitext(os.path.basename(cu))[0]
+    cubin = os.path.join(workdir, base + ".cubin")
+    cmd = [nvcc, "-cubin", f"-arch={ARCH}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
+           "-DNDEBUG", "-Xptxas", "-v", "-o", cubin, cu]
+    for inc in INCLUDES:
+        cmd[1:1] = ["-I", os.path.join(ROOT, inc)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return base, None, None, r.stdout + r.stderr
+    env = dict(os.environ, PATH=nvdisasm_dir + os.pathsep + os.environ.get("PATH", ""))
+    s = subprocess.run([cuobjdump, "--dump-sass", cubin], capture_output=True, text=True, env=env)
+    if s.returncode != 0:
+        return base, None, None, s.stdout + s.stderr
+    return base, parse_ptxas(r.stdout + r.stderr), parse_sass(s.stdout), ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    ap.add_argument("--keep", help="keep the cubins in this folder")
+    ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/*.cu)")
+    args = ap.parse_args()
+
+    nvcc = find_tool("nvcc")
+    if not nvcc:
+        print("static_check: nvcc not found", file=sys.stderr)
+        return 2
+    cuobjdump, nvdisasm_dir = sass_tools()
+    files = args.files or sorted(
+        os.path.join(KERNELS, f) for f in os.listdir(KERNELS) if f.endswith(".cu"))
+    workdir = args.keep or tempfile.mkdtemp(prefix="convnd-static-check-")
+    os.makedirs(workdir, exist_ok=True)
+
+    rows, failures = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda f: compile_one(f, nvcc, cuobjdump, nvdisasm_dir, workdir), files))
+    for base, ptxas, sass, err in results:
+        if ptxas is None:
+            failures.append(f"{base}.cu: compilation or disassembly failed:\n{err}")
+            continue
+        names = demangle(sorted(ptxas))
+        for mangled in sorted(ptxas, key=lambda n: names[n]):
+            info, ins = ptxas[mangled], sass.get(mangled, {"hmma": 0, "ldg128": 0})
+            dem = names[mangled]
+            dyn = dynamic_smem(dem)
+            checks, verdict = [], "ok"
+            if info["spill"]:
+                verdict = "FAIL"
+                failures.append(f"{short_name(dem)}: {info['spill']} spill bytes")
+            if info["smem"] + dyn > MAX_SMEM:
+                verdict = "FAIL"
+                failures.append(f"{short_name(dem)}: {info['smem'] + dyn} bytes of shared memory")
+            for what, pattern, key in RULES:
+                if pattern.search(dem):
+                    checks.append(what)
+                    if ins[key] == 0:
+                        verdict = "FAIL"
+                        failures.append(f"{short_name(dem)}: no {what} instruction in the SASS")
+            rows.append((base, short_name(dem), info["regs"], info["smem"], dyn, info["stack"],
+                         info["spill"], ins["hmma"], ins["ldg128"], ",".join(checks) or "-", verdict))
+
+    header = ("file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128",
+              "requires", "result")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    for r in [header] + rows:
+        print("  ".join(str(v).ljust(w) if i < 2 or i >= 9 else str(v).rjust(w)
+                        for i, (v, w) in enumerate(zip(r, widths))))
+    print(f"\nstatic_check: {len(rows)} kernel instances in {len(files)} files for {ARCH}; "
+          f"{len(failures)} problem(s)")
+    for f in failures:
+        print("  FAIL " + f)
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+/* Helpers shared by the emulated-device tests (tests/test_emu_*.cpp). Each test file defines
+ * CONVND_EMU before including portability.cuh, so its kernels run on the emulated device. */
+#ifndef CONVND_TEST_EMU_UTIL_H
+#define CONVND_TEST_EMU_UTIL_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convnd.h"
+
+/* Host buffers the kernels use directly (device memory is host memory on the emulated device),
+ * 64-byte aligned as cudaMalloc's would be (WMMA needs 32). */
+template <typename T> struct emu_buffer {
+    T *p;
+    size_t n;
+    explicit emu_buffer(size_t count) : n(count) {
+        p = static_cast<T *>(aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
+        memset(p, 0xFF, count * sizeof(T)); /* poison: a value the kernel does not write shows */
+    }
+    ~emu_buffer() { free(p); }
+    emu_buffer(const emu_buffer &) = delete;
+    emu_buffer &operator=(const emu_buffer &) = delete;
+    T &operator[](size_t i) { return p[i]; }
+};
+
+static inline const char *emu_order_name(convnd_emu_order o) {
+    return o == CONVND_EMU_FORWARD ? "forward" : o == CONVND_EMU_REVERSE ? "reverse" : "shuffle";
+}
+
+static inline int emu_contains(const char *haystack, const char *needle) {
+    return haystack && strstr(haystack, needle) != NULL;
+}
+
+#endif

@@ -1,0 +1,291 @@
+/* Implicit-GEMM schedules (igemm_tc, igemm_simt), beyond the shared forced-schedule suite:
+ *   - every configuration over cases aimed at its load paths (channels-last 16-byte vector
+ *     path, its pointwise 1x1 variant, the per-element gather path), tile tails, grid tails and
+ *     every dtype the schedule runs (tc: f16, bf16, f32 with TF32; simt: f32), against the CPU
+ *     reference, each case in every thread order;
+ *   - misaligned base pointers, which must drop to the gather path and stay correct;
+ *   - supports() refusals with their reasons;
+ *   - the planner's choices of the heuristic table (schedules/implicit_gemm.c). */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "convnd_ref.h"
+#include "schedule.h"
+#include "test_conv_case.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+
+/* Cases: the dtype in the text is replaced by each dtype the schedule runs. Channel counts that
+ * are multiples of 8 take the vector path for every dtype (8 halves or 2x4 floats per chunk). */
+typedef struct igemm_case {
+    const char *id;
+    const char *problem;
+} igemm_case;
+
+static const igemm_case igemm_cases[] = {
+    /* vector path */
+    {"vec_2d_same_bias", "fwd 2d N=2 Ci=16 Co=24 I=9,10 K=3 P0=1 P1=1 x=cl w=cl bias"},
+    {"vec_2d_tails", "fwd 2d N=3 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1 x=cl w=cl"},
+    {"vec_1d_causal_dil", "fwd 1d N=2 Ci=8 Co=16 I=33 K=3 D=2 P0=4 P1=0 x=cl w=cl"},
+    {"vec_3d_causal_silu", "fwd 3d Ci=8 Co=8 I=3,5,6 K=3 P0=2,1,1 P1=0,1,1 x=cl w=cl bias act=silu"},
+    {"vec_2d_negative_pad", "fwd 2d Ci=16 Co=8 I=10,9 K=3 S=2 P0=-1,-2 P1=-2,1 x=cl w=cl"},
+    {"vec_2d_groups_z", "fwd 2d N=2 Ci=32 Co=48 g=2 I=6,7 K=3 P0=1 P1=1 x=cl w=cl z beta=0.5"},
+    {"vec_2d_even_kernel_y_cf", "fwd 2d Ci=8 Co=16 I=8,7 K=4,2 P0=1,0 P1=2,1 x=cl w=cl y=cf"},
+    /* pointwise variant of the vector path */
+    {"pw_2d_relu", "fwd 2d N=2 Ci=24 Co=40 I=6,5 K=1 x=cl w=cl bias act=relu"},
+    {"pw_2d_stride2_pad", "fwd 2d Ci=16 Co=8 I=9,8 K=1 S=2 P0=1 P1=0 x=cl w=cl"},
+    {"pw_3d_negative_pad", "fwd 3d Ci=8 Co=16 I=4,5,6 K=1 S=1,2,2 P0=-1,0,1 P1=0,1,-1 x=cl w=cl"},
+    {"pw_1d_groups_gelu", "fwd 1d Ci=16 Co=16 g=2 I=37 K=1 x=cl w=cl act=gelu"},
+    /* gather path */
+    {"gather_cf_tails", "fwd 2d N=2 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1"},
+    {"gather_cl_odd_channels", "fwd 2d Ci=7 Co=5 I=9,8 K=3 P0=1 P1=1 x=cl w=cl"},
+    {"gather_x_cl_w_cf", "fwd 2d Ci=16 Co=8 I=6 K=3 x=cl w=cf y=cl"},
+    {"gather_3d_dil_groups",
+     "fwd 3d N=2 Ci=6 Co=6 g=3 I=5,6,7 K=2,3,3 S=2,1,2 D=1,2,1 P0=0,1,-1 P1=1,1,0"},
+    {"gather_pw_cf_stride3", "fwd 2d N=2 Ci=5 Co=7 I=9 K=1 S=3 P0=1 P1=1 bias"},
+    /* 12 channels: gather for 16-bit types (not a multiple of 8), vector for f32 (of 4) */
+    {"cl_12_channels", "fwd 2d Ci=12 Co=6 I=7 K=3 P0=1 P1=1 x=cl w=cl"},
+    /* several blocks along M and N for the big tiles, with tails in both */
+    {"multi_block", "fwd 2d N=2 Ci=16 Co=136 I=12,13 K=3 P0=1 P1=1 x=cl w=cl bias"},
+};
+#define IGEMM_CASES (sizeof igemm_cases / sizeof igemm_cases[0])
+
+typedef struct numerics {
+    convnd_dtype dtype;
+    convnd_math math;
+} numerics;
+
+static const numerics tc_numerics[] = {
+    {CONVND_F16, CONVND_MATH_DEFAULT},
+    {CONVND_BF16, CONVND_MATH_DEFAULT},
+    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
+};
+static const numerics simt_numerics[] = {
+    {CONVND_F32, CONVND_MATH_DEFAULT},
+    {CONVND_F32, CONVND_MATH_ALLOW_TF32}, /* allowed, not used: still exact FMA */
+};
+
+typedef struct igemm_config {
+    int32_t schedule, config;
+} igemm_config;
+
+#define MAX_IGEMM_CONFIGS 32
+static igemm_config igemm_configs[MAX_IGEMM_CONFIGS];
+
+static int is_igemm(const char *name) { return strncmp(name, "igemm_", 6) == 0; }
+
+static size_t list_igemm_configs(void) {
+    size_t n = 0;
+    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
+        if (is_igemm(convnd_schedule_table[i]->name))
+            for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
+                if (n < MAX_IGEMM_CONFIGS) igemm_configs[n++] = (igemm_config){i, c};
+    return n;
+}
+
+static void spec_of(igemm_config ic, char *buf, size_t len) {
+    const convnd_schedule *s = convnd_schedule_table[ic.schedule];
+    snprintf(buf, len, "%s:%s", s->name, s->config_names[ic.config]);
+}
+
+static const numerics *numerics_of(igemm_config ic, size_t *count) {
+    const int tc = strcmp(convnd_schedule_table[ic.schedule]->name, "igemm_tc") == 0;
+    *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
+                : sizeof simt_numerics / sizeof simt_numerics[0];
+    return tc ? tc_numerics : simt_numerics;
+}
+
+static uint64_t seed_of(const char *id, uint64_t salt) {
+    uint64_t h = 0xcbf29ce484222325ull ^ salt;
+    for (const char *c = id; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    return h;
+}
+
+/* Device copy of host data of n elements, starting one element past a 16-byte boundary. *base
+ * receives the allocation to free. */
+static void *upload_misaligned(const void *host, int64_t n, size_t esize, void **base) {
+    *base = NULL;
+    if (convnd_malloc(base, esize * (size_t)(n + 1)) != CONVND_OK) return NULL;
+    char *p = (char *)*base + esize;
+    if (convnd_memcpy_h2d(p, host, esize * (size_t)n) != CONVND_OK) return NULL;
+    return p;
+}
+
+/* Runs c in every thread order with `spec` forced and checks every element. */
+static void run_and_check(test_conv_case *c, const char *spec, const char *what,
+                          const char *text) {
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        const convnd_status st = test_case_run(c, spec);
+        char msg[1024] = "";
+        const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
+        cr_expect(ok, "%s %s (order %s): %s%s%s\n  problem: %s", spec, what,
+                  test_order_name(order), st == CONVND_OK ? "" : convnd_status_string(st),
+                  st == CONVND_OK ? "" : ": ", st == CONVND_OK ? msg : convnd_last_error(), text);
+    }
+}
+
+TestSuite(igemm, .timeout = 600);
+
+ParameterizedTestParameters(igemm, load_paths) {
+    return cr_make_param_array(igemm_config, igemm_configs, list_igemm_configs());
+}
+
+ParameterizedTest(igemm_config *ic, igemm, load_paths) {
+    char spec[128];
+    spec_of(*ic, spec, sizeof spec);
+    size_t nnum;
+    const numerics *num = numerics_of(*ic, &nnum);
+    for (size_t i = 0; i < IGEMM_CASES; ++i) {
+        for (size_t k = 0; k < nnum; ++k) {
+            convnd_problem p;
+            char err[512], text[512], reason[512], what[128];
+            cr_assert(test_problem_parse(igemm_cases[i].problem, &p, err, sizeof err), "%s", err);
+            p.dtype = num[k].dtype;
+            p.math = num[k].math;
+            convnd_problem_format(text, sizeof text, &p);
+            cr_assert(convnd_schedule_supports(spec, &p, reason, sizeof reason),
+                      "%s refuses case %s: %s\n  problem: %s", spec, igemm_cases[i].id, reason,
+                      text);
+            test_conv_case c;
+            cr_assert(test_case_init(&c, &p, 0, seed_of(igemm_cases[i].id, k), err, sizeof err),
+                      "%s case %s: setup failed: %s", spec, igemm_cases[i].id, err);
+            snprintf(what, sizeof what, "case %s", igemm_cases[i].id);
+            run_and_check(&c, spec, what, text);
+            test_case_free(&c);
+        }
+    }
+}
+
+/* x and w one element past a 16-byte boundary: the vector path's alignment test must send the
+ * launch down the gather path, with the same result. */
+ParameterizedTestParameters(igemm, misaligned_pointers) {
+    return cr_make_param_array(igemm_config, igemm_configs, list_igemm_configs());
+}
+
+ParameterizedTest(igemm_config *ic, igemm, misaligned_pointers) {
+    char spec[128];
+    spec_of(*ic, spec, sizeof spec);
+    size_t nnum;
+    const numerics *num = numerics_of(*ic, &nnum);
+    static const char *const problems[] = {
+        "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=3 P0=1 P1=1 x=cl w=cl bias",
+        "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=1 S=2 x=cl w=cl",
+    };
+    for (size_t i = 0; i < sizeof problems / sizeof problems[0]; ++i) {
+        convnd_problem p;
+        char err[512], text[512];
+        cr_assert(test_problem_parse(problems[i], &p, err, sizeof err), "%s", err);
+        p.dtype = num[0].dtype;
+        p.math = num[0].math;
+        convnd_problem_format(text, sizeof text, &p);
+        test_conv_case c;
+        cr_assert(test_case_init(&c, &p, 0, seed_of(problems[i], 7), err, sizeof err), "%s", err);
+        void *xb = NULL, *wb = NULL;
+        void *x = upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
+        void *w = upload_misaligned(c.hw, c.wd.numel, c.esize, &wb);
+        cr_assert(x && w, "%s: device upload failed", spec);
+        void *const dx = c.dx, *const dw = c.dw;
+        c.dx = x;
+        c.dw = w;
+        run_and_check(&c, spec, "misaligned x and w", text);
+        c.dx = dx;
+        c.dw = dw;
+        convnd_free(xb);
+        convnd_free(wb);
+        test_case_free(&c);
+    }
+}
+
+/* ---- supports(): refusals name the reason ---------------------------------------------------- */
+
+static void expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
+                           convnd_math math, const char *needle) {
+    convnd_problem p;
+    char err[256], reason[512] = "";
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    p.dtype = dtype;
+    p.math = math;
+    cr_expect(!convnd_schedule_supports(spec, &p, reason, sizeof reason),
+              "%s should refuse %s (dtype %d, math %d)", spec, problem, (int)dtype, (int)math);
+    cr_expect(strstr(reason, needle) != NULL, "%s: reason '%s' lacks '%s'", spec, reason, needle);
+}
+
+Test(igemm, refusals_name_the_reason) {
+    const char *fwd = "fwd 2d Ci=16 Co=16 I=8 K=3";
+    expect_refusal("igemm_tc", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F16, CONVND_MATH_DEFAULT,
+                   "forward");
+    expect_refusal("igemm_simt", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F32,
+                   CONVND_MATH_DEFAULT, "forward");
+    expect_refusal("igemm_tc", fwd, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
+    expect_refusal("igemm_simt", fwd, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
+    expect_refusal("igemm_simt", fwd, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
+    /* padding so large that 32-bit coordinates could overflow (a valid, tiny problem) */
+    expect_refusal("igemm_tc", "fwd 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000",
+                   CONVND_F16, CONVND_MATH_DEFAULT, "64-bit");
+}
+
+/* A forced igemm schedule that does not support the problem is an error with the reason, not
+ * a silent fallback. */
+Test(igemm, forced_unsupported_is_an_error) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse("fwd 2d Ci=16 Co=16 I=8 K=3", &p, err, sizeof err), "%s", err);
+    test_conv_case c;
+    cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
+    const convnd_status st = test_case_run(&c, "igemm_tc:64x64x32_s3");
+    cr_expect_eq(st, CONVND_ERR_UNSUPPORTED, "status %s", convnd_status_string(st));
+    cr_expect(strstr(convnd_last_error(), "ALLOW_TF32") != NULL, "message: %s",
+              convnd_last_error());
+    for (int64_t i = 0; i < c.yd.numel; ++i)
+        cr_assert(test_is_poison(p.dtype, c.hy, i), "y[%lld] was written", (long long)i);
+    test_case_free(&c);
+}
+
+/* ---- the planner's table ---------------------------------------------------------------------- */
+
+static void expect_plan(const char *problem, const char *expected) {
+    convnd_problem p;
+    char err[256], plan[128];
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    cr_assert_eq(convnd_plan_name(&p, NULL, plan, sizeof plan), CONVND_OK, "%s",
+                 convnd_last_error());
+    cr_expect(strcmp(plan, expected) == 0, "plan for '%s' is %s, expected %s", problem, plan,
+              expected);
+}
+
+Test(igemm, planner_routes_gemm_shaped_problems) {
+    /* the suite's big GEMMs: large tiles on tensor cores */
+    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl",
+                "igemm_tc:128x128x32_s3");
+    expect_plan("fwd 3d Ci=128 Co=128 I=5,64,64 K=3 P0=2,1,1 P1=0,1,1 bf16 x=cl w=cl",
+                "igemm_tc:128x128x32_s3");
+    expect_plan("fwd 2d N=16 Ci=256 Co=256 I=28 K=1 f16 x=cl w=cl", "igemm_tc:128x128x32_s3");
+    expect_plan("fwd 2d N=8 Ci=256 Co=256 I=14 K=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
+    /* few output channels or a small image: smaller tiles */
+    expect_plan("fwd 2d N=4 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl",
+                "igemm_tc:64x64x32_s3");
+    expect_plan("fwd 2d Ci=64 Co=32 I=8 K=3 P0=1 P1=1 f16 x=cl w=cl", "igemm_tc:32x64x32_s2");
+    /* f32: TF32 only when allowed, else exact FMA on CUDA cores */
+    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl tf32",
+                "igemm_tc:128x128x32_s3");
+    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl", "igemm_simt:128x128x8_s3");
+    expect_plan("fwd 2d Ci=16 Co=16 I=8 K=3 P0=1 P1=1", "igemm_simt:32x32x8_s2");
+    /* not GEMM-shaped (depthwise, 3-channel stem output) or transposed: not igemm */
+    convnd_problem p;
+    char err[256], plan[128];
+    static const char *const others[] = {
+        "fwd 2d N=8 Ci=256 Co=256 g=256 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl",
+        "fwd 2d Ci=64 Co=3 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl",
+        "tr 2d Ci=256 Co=256 I=32 K=4 S=2 P0=1 P1=1 bf16 x=cl w=cl",
+    };
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
+        cr_assert(test_problem_parse(others[i], &p, err, sizeof err), "%s", err);
+        cr_assert_eq(convnd_plan_name(&p, NULL, plan, sizeof plan), CONVND_OK, "%s",
+                     convnd_last_error());
+        cr_expect(strncmp(plan, "igemm_", 6) != 0, "plan for '%s' is %s", others[i], plan);
+    }
+}
