@@ -73,8 +73,8 @@ typedef struct convnd_emu_block {
     convnd_emu_warp *warps;
     const struct convnd_emu_launch *launch;
     uint64_t linear_id;
-    int32_t released;  /* a warp collective completed: waiting lanes became runnable */
-    int32_t failed;    /* an error was recorded in message; the block is abandoned */
+    int32_t released; /* a warp collective completed: waiting lanes became runnable */
+    int32_t failed;   /* an error was recorded in message; the block is abandoned */
     char message[768];
 } convnd_emu_block;
 

@@ -83,13 +83,14 @@ void convnd_emu_fail(const char *fmt, ...) {
     convnd_emu_block *b = t->block;
     if (!b->failed) {
         b->failed = 1;
-        int used = snprintf(b->message, sizeof b->message, "thread %u (warp %u, lane %u): ",
-                            t->linear, t->warp, t->lane);
+        int used = snprintf(b->message, sizeof b->message,
+                            "thread %u (warp %u, lane %u): ", t->linear, t->warp, t->lane);
         if (used > 0 && (size_t)used < sizeof b->message)
             vsnprintf(b->message + used, sizeof b->message - (size_t)used, fmt, ap);
     }
     va_end(ap);
-    for (;;) convnd_emu_fiber_yield(t->fiber); /* the scheduler abandons the block */
+    for (;;)
+        convnd_emu_fiber_yield(t->fiber); /* the scheduler abandons the block */
 }
 
 void convnd_emu_syncthreads(void) {
@@ -112,7 +113,8 @@ static uint64_t splitmix64(uint64_t *s) {
  * thread runs the block, so a seed reproduces a run exactly. */
 static void make_order(uint32_t *order, uint32_t n, convnd_emu_order kind, uint64_t seed,
                        uint64_t block, uint64_t phase) {
-    for (uint32_t i = 0; i < n; ++i) order[i] = kind == CONVND_EMU_REVERSE ? n - 1 - i : i;
+    for (uint32_t i = 0; i < n; ++i)
+        order[i] = kind == CONVND_EMU_REVERSE ? n - 1 - i : i;
     if (kind != CONVND_EMU_SHUFFLE) return;
     uint64_t s = seed ^ (block * 0xD1B54A32D192ED03ull) ^ (phase * 0x8CB92BA72F3D8DD7ull);
     for (uint32_t i = n - 1; i > 0; --i) {
@@ -150,7 +152,8 @@ static void put_threads(text *out, convnd_emu_worker *w, uint32_t n,
             continue;
         }
         uint32_t j = i;
-        while (j + 1 < n && keep(&w->threads[j + 1], arg)) ++j;
+        while (j + 1 < n && keep(&w->threads[j + 1], arg))
+            ++j;
         if (j == i)
             put(out, "%s%u", first ? "" : ", ", i);
         else
@@ -194,7 +197,8 @@ static void describe_deadlock(convnd_emu_worker *w, uint32_t n) {
         const convnd_emu_thread *t = &w->threads[i];
         if (t->state != CONVND_EMU_AT_BARRIER) continue;
         int seen = 0;
-        for (int c = 0; c < ncounts; ++c) seen |= counts[c] == t->barriers;
+        for (int c = 0; c < ncounts; ++c)
+            seen |= counts[c] == t->barriers;
         if (!seen) counts[ncounts++] = t->barriers;
     }
     for (int c = 0; c < ncounts; ++c) {
@@ -296,7 +300,8 @@ int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, 
         }
         if (exited == n) return 0;
         if (waiting == n && same) { /* everyone at the same barrier: next phase */
-            for (uint32_t i = 0; i < n; ++i) w->threads[i].state = CONVND_EMU_READY;
+            for (uint32_t i = 0; i < n; ++i)
+                w->threads[i].state = CONVND_EMU_READY;
             continue;
         }
         describe_deadlock(w, n);

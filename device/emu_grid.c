@@ -90,7 +90,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_key_t worker_key;
 static __thread convnd_emu_worker *this_worker;
 
-static void worker_destructor(void *w) { convnd_emu_worker_free(w); }
+static void worker_destructor(void *w) {
+    convnd_emu_worker_free(w);
+}
 
 convnd_emu_worker *convnd_emu_worker_get(void) {
     if (!this_worker) {
@@ -115,13 +117,19 @@ typedef struct grid_job {
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
-    int32_t created;   /* helper threads that exist */
+    int32_t created; /* helper threads that exist */
     uint64_t generation;
     grid_job *job;
     int32_t helpers; /* helper threads taking part in the current job */
     int32_t busy;    /* of those, still running */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0,
-          NULL, 0, 0};
+} pool = {PTHREAD_MUTEX_INITIALIZER,
+          PTHREAD_COND_INITIALIZER,
+          PTHREAD_COND_INITIALIZER,
+          0,
+          0,
+          NULL,
+          0,
+          0};
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void record_failure(grid_job *j, uint64_t block, const char *detail) {
@@ -167,7 +175,8 @@ static void *helper_main(void *arg) {
     uint64_t seen = start.generation;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
+        while (pool.generation == seen)
+            pthread_cond_wait(&pool.wake, &pool.lock);
         seen = pool.generation;
         if (index >= pool.helpers) continue;
         grid_job *j = pool.job;
@@ -277,7 +286,8 @@ convnd_status convnd_emu_run(const convnd_emu_launch *l) {
     run_blocks(&job);
     if (helpers) {
         pthread_mutex_lock(&pool.lock);
-        while (pool.busy > 0) pthread_cond_wait(&pool.done, &pool.lock);
+        while (pool.busy > 0)
+            pthread_cond_wait(&pool.done, &pool.lock);
         pool.job = NULL;
         pthread_mutex_unlock(&pool.lock);
     }

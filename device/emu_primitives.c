@@ -39,8 +39,7 @@ void *convnd_emu_static_shared(const void *key, size_t bytes, size_t align) {
 
 /* ---- warp collectives --------------------------------------------------------------------- */
 
-void convnd_emu_warp_collective(const char *name, uint32_t mask, void *arg,
-                                convnd_emu_warp_fn fn) {
+void convnd_emu_warp_collective(const char *name, uint32_t mask, void *arg, convnd_emu_warp_fn fn) {
     convnd_emu_thread *t = convnd_emu_self;
     convnd_emu_block *b = t->block;
     convnd_emu_warp *w = &b->warps[t->warp];
@@ -118,10 +117,18 @@ static void shfl_all(int kind, void *const *args, uint32_t lanes) {
         a->result = (lanes & (1u << src)) ? ((shfl_arg *)args[src])->value : ~(uint64_t)0;
     }
 }
-static void shfl_idx(void *const *args, uint32_t lanes) { shfl_all(0, args, lanes); }
-static void shfl_up(void *const *args, uint32_t lanes) { shfl_all(1, args, lanes); }
-static void shfl_down(void *const *args, uint32_t lanes) { shfl_all(2, args, lanes); }
-static void shfl_xor(void *const *args, uint32_t lanes) { shfl_all(3, args, lanes); }
+static void shfl_idx(void *const *args, uint32_t lanes) {
+    shfl_all(0, args, lanes);
+}
+static void shfl_up(void *const *args, uint32_t lanes) {
+    shfl_all(1, args, lanes);
+}
+static void shfl_down(void *const *args, uint32_t lanes) {
+    shfl_all(2, args, lanes);
+}
+static void shfl_xor(void *const *args, uint32_t lanes) {
+    shfl_all(3, args, lanes);
+}
 
 uint64_t convnd_emu_shfl(int kind, uint32_t mask, uint64_t value, int lane_arg, int width) {
     static const convnd_emu_warp_fn fns[4] = {shfl_idx, shfl_up, shfl_down, shfl_xor};
@@ -145,9 +152,15 @@ static void vote_all(int kind, void *const *args, uint32_t lanes) {
     for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l)
         if (lanes & (1u << l)) ((vote_arg *)args[l])->result = r;
 }
-static void vote_ballot(void *const *args, uint32_t lanes) { vote_all(0, args, lanes); }
-static void vote_any(void *const *args, uint32_t lanes) { vote_all(1, args, lanes); }
-static void vote_all_(void *const *args, uint32_t lanes) { vote_all(2, args, lanes); }
+static void vote_ballot(void *const *args, uint32_t lanes) {
+    vote_all(0, args, lanes);
+}
+static void vote_any(void *const *args, uint32_t lanes) {
+    vote_all(1, args, lanes);
+}
+static void vote_all_(void *const *args, uint32_t lanes) {
+    vote_all(2, args, lanes);
+}
 
 uint32_t convnd_emu_vote(int kind, uint32_t mask, int predicate) {
     static const convnd_emu_warp_fn fns[3] = {vote_ballot, vote_any, vote_all_};

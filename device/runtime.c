@@ -30,10 +30,10 @@ static convnd_status cuda_failed(cudaError_t e, const char *call) {
     return convnd_error(CONVND_ERR_DEVICE, "%s failed: %s (%s)", call, cudaGetErrorString(e),
                         cudaGetErrorName(e));
 }
-#define CUDA_CHECK(call)                                                                        \
-    do {                                                                                        \
-        const cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) return cuda_failed(e_, #call);                                   \
+#define CUDA_CHECK(call)                                                                           \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) return cuda_failed(e_, #call);                                      \
     } while (0)
 #endif
 
@@ -68,8 +68,8 @@ static void use_gpu(void) {
     int dev = 0;
     struct cudaDeviceProp prop;
     if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
-        snprintf(device_name_text, sizeof device_name_text, "%s (GPU %d, sm_%d%d)", prop.name,
-                 dev, prop.major, prop.minor);
+        snprintf(device_name_text, sizeof device_name_text, "%s (GPU %d, sm_%d%d)", prop.name, dev,
+                 prop.major, prop.minor);
     else
         snprintf(device_name_text, sizeof device_name_text, "CUDA GPU");
     (void)cudaGetLastError();

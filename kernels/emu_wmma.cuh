@@ -48,12 +48,8 @@ template <int M, int N, int K> struct tile<accumulator, M, N, K> {
     static constexpr int rows = M, cols = N;
 };
 
-template <class T> struct storage {
-    using type = T;
-};
-template <> struct storage<precision::tf32> {
-    using type = float;
-};
+template <class T> struct storage { using type = T; };
+template <> struct storage<precision::tf32> { using type = float; };
 
 /* The shapes CUDA offers for each input type (accumulators follow their inputs). */
 template <class Use, class T, int M, int N, int K> constexpr bool valid_shape() {
@@ -88,24 +84,22 @@ template <class Use, int M, int N, int K, class T, class Layout = void> struct f
 template <class Use, int M, int N, int K, class T, class Layout>
 inline void fill_fragment(fragment<Use, M, N, K, T, Layout> &f,
                           const typename fragment<Use, M, N, K, T, Layout>::element_type &v) {
-    for (int i = 0; i < f.num_elements; ++i) f.x[i] = v;
+    for (int i = 0; i < f.num_elements; ++i)
+        f.x[i] = v;
 }
 
 namespace detail {
 
 inline void require_full_warp(uint32_t lanes, const char *name) {
     if (lanes != 0xFFFFFFFFu)
-        convnd_emu_fail("%s needs all 32 lanes of a warp; this warp has lanes 0x%08x", name,
-                        lanes);
+        convnd_emu_fail("%s needs all 32 lanes of a warp; this warp has lanes 0x%08x", name, lanes);
 }
 
 /* The GPU requires 256-bit aligned pointers and ldm a multiple of 16 bytes. */
 template <class E> inline void check_matrix_pointer(const char *name, const void *p, unsigned ldm) {
-    if ((uintptr_t)p % 32 != 0)
-        convnd_emu_fail("%s: pointer %p is not 32-byte aligned", name, p);
+    if ((uintptr_t)p % 32 != 0) convnd_emu_fail("%s: pointer %p is not 32-byte aligned", name, p);
     if ((ldm * sizeof(E)) % 16 != 0)
-        convnd_emu_fail("%s: ldm %u is not a multiple of %zu elements", name, ldm,
-                        16 / sizeof(E));
+        convnd_emu_fail("%s: ldm %u is not a multiple of %zu elements", name, ldm, 16 / sizeof(E));
 }
 
 struct memory_arg {
@@ -122,8 +116,7 @@ template <class F> inline void check_uniform(void *const *args, const char *name
         if (a->ptr != a0->ptr || a->ldm != a0->ldm || a->col_major != a0->col_major)
             convnd_emu_fail("%s: lane %u passed (%p, ldm %u, layout %d) but lane 0 (%p, ldm %u, "
                             "layout %d); they must be the same for the whole warp",
-                            name, l, a->ptr, a->ldm, a->col_major, a0->ptr, a0->ldm,
-                            a0->col_major);
+                            name, l, a->ptr, a->ldm, a->col_major, a0->ptr, a0->ldm, a0->col_major);
     }
     check_matrix_pointer<typename F::element_type>(name, a0->ptr, a0->ldm);
 }
@@ -192,21 +185,23 @@ template <class FD, class FA, class FB, class FC> void mma_all(void *const *args
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) {
             float acc = c[i * N + j];
-            for (int k = 0; k < K; ++k) acc = fmaf(a[i * K + k], b[k * N + j], acc);
+            for (int k = 0; k < K; ++k)
+                acc = fmaf(a[i * K + k], b[k * N + j], acc);
             d[i * N + j] = acc;
         }
     for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l) {
         FD *f = static_cast<FD *>(static_cast<const mma_arg *>(args[l])->d);
-        for (int e = 0; e < FD::num_elements; ++e) f->x[e] = d[l * FD::num_elements + e];
+        for (int e = 0; e < FD::num_elements; ++e)
+            f->x[e] = d[l * FD::num_elements + e];
     }
 }
 
 } // namespace detail
 
 template <class Use, int M, int N, int K, class T, class Layout>
-inline void
-load_matrix_sync(fragment<Use, M, N, K, T, Layout> &f,
-                 const typename fragment<Use, M, N, K, T, Layout>::element_type *p, unsigned ldm) {
+inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout> &f,
+                             const typename fragment<Use, M, N, K, T, Layout>::element_type *p,
+                             unsigned ldm) {
     static_assert(!std::is_same<Use, accumulator>::value,
                   "load_matrix_sync of an accumulator takes a layout_t");
     using F = fragment<Use, M, N, K, T, Layout>;
@@ -216,8 +211,8 @@ load_matrix_sync(fragment<Use, M, N, K, T, Layout> &f,
 }
 
 template <int M, int N, int K>
-inline void load_matrix_sync(fragment<accumulator, M, N, K, float> &f, const float *p,
-                             unsigned ldm, layout_t layout) {
+inline void load_matrix_sync(fragment<accumulator, M, N, K, float> &f, const float *p, unsigned ldm,
+                             layout_t layout) {
     using F = fragment<accumulator, M, N, K, float>;
     detail::memory_arg arg = {&f, p, ldm, layout == mem_col_major ? 1 : 0};
     convnd_emu_warp_collective("convnd_wmma::load_matrix_sync", 0xFFFFFFFFu, &arg,

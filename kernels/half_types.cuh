@@ -26,7 +26,9 @@ inline float convnd_f32_from_bits(uint32_t u) {
     return f;
 }
 
-inline float convnd_to_f32(float x) { return x; }
+inline float convnd_to_f32(float x) {
+    return x;
+}
 
 inline float convnd_to_f32(convnd_half h) {
     const uint32_t sign = (uint32_t)(h.bits & 0x8000u) << 16;
@@ -43,7 +45,9 @@ inline float convnd_to_f32(convnd_half h) {
     return convnd_f32_from_bits(sign | (e << 23) | ((mant & 0x3FFu) << 13));
 }
 
-inline float convnd_to_f32(convnd_bf16 b) { return convnd_f32_from_bits((uint32_t)b.bits << 16); }
+inline float convnd_to_f32(convnd_bf16 b) {
+    return convnd_f32_from_bits((uint32_t)b.bits << 16);
+}
 
 inline convnd_half convnd_f32_to_half(float f) {
     const uint32_t x = convnd_f32_bits(f);
@@ -51,7 +55,7 @@ inline convnd_half convnd_f32_to_half(float f) {
     const uint32_t a = x & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return convnd_half{(uint16_t)(sign | 0x7E00u | ((a >> 13) & 0x3FFu))};
     if (a >= 0x477FF000u) return convnd_half{(uint16_t)(sign | 0x7C00u)}; /* >= 65520: inf */
-    if (a >= 0x38800000u) { /* normal half */
+    if (a >= 0x38800000u) {                                               /* normal half */
         uint32_t h = (a - 0x38000000u) >> 13;
         const uint32_t rest = a & 0x1FFFu;
         if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
@@ -88,8 +92,12 @@ template <> struct convnd_f32_convert<convnd_bf16> {
 typedef __half convnd_half;
 typedef __nv_bfloat16 convnd_bf16;
 
-__host__ __device__ __forceinline__ float convnd_to_f32(float x) { return x; }
-__host__ __device__ __forceinline__ float convnd_to_f32(convnd_half h) { return __half2float(h); }
+__host__ __device__ __forceinline__ float convnd_to_f32(float x) {
+    return x;
+}
+__host__ __device__ __forceinline__ float convnd_to_f32(convnd_half h) {
+    return __half2float(h);
+}
 __host__ __device__ __forceinline__ float convnd_to_f32(convnd_bf16 b) {
     return __bfloat162float(b);
 }

@@ -13,14 +13,14 @@
 
 /* Large tiles for big GEMMs, a medium one, and a small one for small spatial sizes or few
  * output channels (fewer idle rows, more blocks to fill the GPU). */
-#define CONVND_IGEMM_TC_CONFIGS(X)                                                             \
-    X(128x128x32_s3, 128, 128, 32, 2, 4, 3)                                                    \
-    X(64x64x32_s3, 64, 64, 32, 2, 2, 3)                                                        \
+#define CONVND_IGEMM_TC_CONFIGS(X)                                                                 \
+    X(128x128x32_s3, 128, 128, 32, 2, 4, 3)                                                        \
+    X(64x64x32_s3, 64, 64, 32, 2, 2, 3)                                                            \
     X(32x64x32_s2, 32, 64, 32, 1, 2, 2)
 
-#define CONVND_IGEMM_SIMT_CONFIGS(X)                                                           \
-    X(128x128x8_s3, 128, 128, 8, 8, 8, 3)                                                      \
-    X(64x64x8_s3, 64, 64, 8, 4, 4, 3)                                                          \
+#define CONVND_IGEMM_SIMT_CONFIGS(X)                                                               \
+    X(128x128x8_s3, 128, 128, 8, 8, 8, 3)                                                          \
+    X(64x64x8_s3, 64, 64, 8, 4, 4, 3)                                                              \
     X(32x32x8_s2, 32, 32, 8, 4, 4, 2)
 
 #endif

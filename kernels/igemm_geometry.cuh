@@ -21,9 +21,9 @@
 namespace CONVND_NS {
 
 struct igemm_geometry {
-    int32_t M;               /* GEMM rows: N * O0 * O1 * O2 */
-    int32_t cin_g, cout_g;   /* per group */
-    int32_t ktiles;          /* taps * chunks */
+    int32_t M;             /* GEMM rows: N * O0 * O1 * O2 */
+    int32_t cin_g, cout_g; /* per group */
+    int32_t ktiles;        /* taps * chunks */
     int32_t O[3], I[3], S[3], D[3], P0[3], K[3];
     int32_t xs[5], ws[5], ys[5];
 };

@@ -39,14 +39,19 @@ template <typename T, int BM, int BN, int BK, int STAGES> struct igemm_smem_layo
     static constexpr size_t BYTES = MAIN_BYTES + BM * sizeof(int32_t);
 };
 
-/* z may be y (in place), so neither carries __restrict__. MIN_BLOCKS resident blocks per SM cap
- * the registers at 65536 / (THREADS * MIN_BLOCKS) (see igemm_mma.cuh). */
-template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
-__global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
-    igemm_kernel(const convnd_conv_params p, const igemm_geometry g, const T *__restrict__ x,
-                 const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
+/* One block's BM x BN tile (rows m0.., columns n0.. of group `group`'s GEMM): the whole kernel
+ * but the choice of tile and geometry, so that the phase-decomposed transposed convolution
+ * (kernels/convT_kernel.cuh) runs this same code on a per-block geometry with its own B loader.
+ * Loaders: a class with member types A and B (igemm_loaders). z may be y (in place), so neither
+ * carries __restrict__. */
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES, class Loaders>
+__device__ __forceinline__ void igemm_block_tile(const convnd_conv_params &p,
+                                                 const igemm_geometry &g, int32_t m0, int32_t n0,
+                                                 int32_t group, const T *__restrict__ x,
+                                                 const T *__restrict__ w,
+                                                 const T *__restrict__ bias, const T *z, T *y) {
     using layout = igemm_smem_layout<T, BM, BN, BK, STAGES>;
-    using loaders = igemm_loaders<T, BM, BN, BK, layout::LD, Mma::THREADS, PATH>;
+    using loaders = Loaders;
     constexpr int THREADS = Mma::THREADS;
     static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 
@@ -58,9 +63,6 @@ __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
     int32_t *const y_rows = reinterpret_cast<int32_t *>(arena + layout::MAIN_BYTES);
 
     const int tid = (int)threadIdx.x;
-    const int32_t m0 = (int32_t)blockIdx.x * BM;
-    const int32_t n0 = (int32_t)blockIdx.y * BN;
-    const int32_t group = (int32_t)blockIdx.z;
 
     /* y offset of each tile row without the channel term; -1 past M. Read after the barriers
      * of the main loop. */
@@ -129,6 +131,19 @@ CONVND_UNROLL(8)
         conv_finish<T, int32_t>(p, c_tile[r * layout::LDC + c], bias, z, y, co,
                                 row_off + co * g.ys[1]);
     }
+}
+
+/* MIN_BLOCKS resident blocks per SM cap the registers at 65536 / (THREADS * MIN_BLOCKS) (see
+ * igemm_mma.cuh). */
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
+__global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
+    igemm_kernel(const convnd_conv_params p, const igemm_geometry g, const T *__restrict__ x,
+                 const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
+    using loaders =
+        igemm_loaders<T, BM, BN, BK, igemm_ld<T, BK>::value, Mma::THREADS, PATH>;
+    igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(
+        p, g, (int32_t)blockIdx.x * BM, (int32_t)blockIdx.y * BN, (int32_t)blockIdx.z, x, w, bias,
+        z, y);
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */

@@ -47,15 +47,15 @@ struct igemm_a_vector_loader {
                       (BM % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BM == 0),
                   "vector A loader: tile does not split evenly over the threads");
 
-    int32_t col;            /* first element of this thread's chunk within the tile row */
-    int32_t base[PASSES];   /* n*xs0 + first channel of the group (+ spatial if POINTWISE); -1:
-                               no row (pointwise: or the row's pixel is padding) */
+    int32_t col;          /* first element of this thread's chunk within the tile row */
+    int32_t base[PASSES]; /* n*xs0 + first channel of the group (+ spatial if POINTWISE); -1:
+                             no row (pointwise: or the row's pixel is padding) */
     int32_t i0[PASSES], i1[PASSES], i2[PASSES]; /* o*S - P0 (unused if POINTWISE) */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
         col = (tid % CHUNKS) * VEC;
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int32_t m = m0 + tid / CHUNKS + p * ROWS_PER_PASS;
             int32_t c[3] = {CONVND_IGEMM_ABSENT_ROW, CONVND_IGEMM_ABSENT_ROW,
@@ -63,7 +63,8 @@ CONVND_UNROLL(8)
             base[p] = -1;
             if (m < g.M) {
                 const igemm_row r = igemm_split_row(g, m);
-                for (int t = 0; t < 3; ++t) c[t] = r.o[t] * g.S[t] - g.P0[t];
+                for (int t = 0; t < 3; ++t)
+                    c[t] = r.o[t] * g.S[t] - g.P0[t];
                 base[p] = r.n * g.xs[0] + group * g.cin_g; /* xs[1] == 1 */
             }
             if (POINTWISE) {
@@ -85,7 +86,7 @@ CONVND_UNROLL(8)
                                          const igemm_k_iter &it, int tid) const {
         const int32_t c = it.c0 + col;
         const bool c_ok = c < g.cin_g;
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BM) break;
@@ -126,7 +127,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_vector
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
         col = (tid % CHUNKS) * VEC;
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int32_t n = n0 + tid / CHUNKS + p * ROWS_PER_PASS;
             base[p] = n < g.cout_g ? (group * g.cout_g + n) * g.ws[0] : -1;
@@ -138,7 +139,7 @@ CONVND_UNROLL(8)
         const int32_t c = it.c0 + col;
         const int32_t tap = it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4] + c;
         const bool c_ok = c < g.cin_g;
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BN) break;
@@ -167,7 +168,8 @@ template <typename T, int BM, int BK, int LD, int THREADS> struct igemm_a_gather
         i[0] = i[1] = i[2] = CONVND_IGEMM_ABSENT_ROW;
         if (m < g.M) {
             const igemm_row r = igemm_split_row(g, m);
-            for (int t = 0; t < 3; ++t) i[t] = r.o[t] * g.S[t] - g.P0[t];
+            for (int t = 0; t < 3; ++t)
+                i[t] = r.o[t] * g.S[t] - g.P0[t];
             base = r.n * g.xs[0] + group * g.cin_g * g.xs[1];
         }
     }
@@ -182,7 +184,7 @@ template <typename T, int BM, int BK, int LD, int THREADS> struct igemm_a_gather
         /* only formed in range: an absent row's coordinates would overflow */
         const int32_t off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
         T *dst = tile + (tid % BM) * LD;
-CONVND_UNROLL(4)
+        CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int kc = tid / BM + j * COL_STEP;
             const int32_t c = it.c0 + kc;
@@ -211,7 +213,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_gather
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
         T *dst = tile + (tid % BN) * LD;
-CONVND_UNROLL(4)
+        CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int kc = tid / BN + j * COL_STEP;
             const int32_t c = it.c0 + kc;

@@ -49,12 +49,14 @@ template <> struct igemm_wmma_traits<float> {
                                          convnd_wmma::precision::tf32, convnd_wmma::col_major>;
     using c_frag = convnd_wmma::fragment<convnd_wmma::accumulator, 16, 16, 8, float>;
     template <typename F> __device__ __forceinline__ static void prepare(F &f) {
-CONVND_UNROLL(8)
-        for (int e = 0; e < f.num_elements; ++e) f.x[e] = convnd_wmma::convnd_float_to_tf32(f.x[e]);
+        CONVND_UNROLL(8)
+        for (int e = 0; e < f.num_elements; ++e)
+            f.x[e] = convnd_wmma::convnd_float_to_tf32(f.x[e]);
     }
 };
 
-template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N> struct igemm_tc_mma {
+template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N>
+struct igemm_tc_mma {
     using traits = igemm_wmma_traits<T>;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N; /* warp tile */
@@ -72,41 +74,43 @@ template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N> 
         const int warp = tid / 32;
         wm0 = (warp / WARPS_N) * WM;
         wn0 = (warp % WARPS_N) * WN;
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int i = 0; i < FM; ++i)
-CONVND_UNROLL(8)
-            for (int j = 0; j < FN; ++j) convnd_wmma::fill_fragment(acc[i][j], 0.0f);
+            CONVND_UNROLL(8)
+        for (int j = 0; j < FN; ++j)
+            convnd_wmma::fill_fragment(acc[i][j], 0.0f);
     }
 
     __device__ __forceinline__ void compute(const T *a_tile, const T *b_tile) {
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int k = 0; k < BK; k += traits::KSTEP) {
             /* all B fragments of the step, then one A fragment at a time: fewer live
              * registers than holding every A fragment too */
             typename traits::b_frag b[FN];
-CONVND_UNROLL(8)
+            CONVND_UNROLL(8)
             for (int j = 0; j < FN; ++j) {
                 convnd_wmma::load_matrix_sync(b[j], b_tile + (wn0 + 16 * j) * LD + k, LD);
                 traits::prepare(b[j]);
             }
-CONVND_UNROLL(8)
+            CONVND_UNROLL(8)
             for (int i = 0; i < FM; ++i) {
                 typename traits::a_frag a;
                 convnd_wmma::load_matrix_sync(a, a_tile + (wm0 + 16 * i) * LD + k, LD);
                 traits::prepare(a);
-CONVND_UNROLL(8)
-                for (int j = 0; j < FN; ++j) convnd_wmma::mma_sync(acc[i][j], a, b[j], acc[i][j]);
+                CONVND_UNROLL(8)
+                for (int j = 0; j < FN; ++j)
+                    convnd_wmma::mma_sync(acc[i][j], a, b[j], acc[i][j]);
             }
         }
     }
 
     template <int LDC> __device__ __forceinline__ void store(float *c_tile) const {
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int i = 0; i < FM; ++i)
-CONVND_UNROLL(8)
-            for (int j = 0; j < FN; ++j)
-                convnd_wmma::store_matrix_sync(c_tile + (wm0 + 16 * i) * LDC + wn0 + 16 * j,
-                                               acc[i][j], LDC, convnd_wmma::mem_row_major);
+            CONVND_UNROLL(8)
+        for (int j = 0; j < FN; ++j)
+            convnd_wmma::store_matrix_sync(c_tile + (wm0 + 16 * i) * LDC + wn0 + 16 * j, acc[i][j],
+                                           LDC, convnd_wmma::mem_row_major);
     }
 };
 
@@ -124,24 +128,25 @@ template <int BM, int BN, int BK, int LD, int TM, int TN> struct igemm_simt_mma 
     __device__ __forceinline__ void init(int tid) {
         tx = tid % TX;
         ty = tid / TX;
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int i = 0; i < TM; ++i)
-CONVND_UNROLL(8)
-            for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+            CONVND_UNROLL(8)
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
     }
 
     /* Four k at a time: one 16-byte shared load per A row and per B column. */
     __device__ __forceinline__ void compute(const float *a_tile, const float *b_tile) {
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int k = 0; k < BK; k += 4) {
             float4 a[TM];
-CONVND_UNROLL(8)
+            CONVND_UNROLL(8)
             for (int i = 0; i < TM; ++i)
                 a[i] = *reinterpret_cast<const float4 *>(a_tile + (ty + i * TY) * LD + k);
-CONVND_UNROLL(8)
+            CONVND_UNROLL(8)
             for (int j = 0; j < TN; ++j) {
                 const float4 b = *reinterpret_cast<const float4 *>(b_tile + (tx + j * TX) * LD + k);
-CONVND_UNROLL(8)
+                CONVND_UNROLL(8)
                 for (int i = 0; i < TM; ++i) {
                     float s = acc[i][j];
                     s = fmaf(a[i].x, b.x, s);
@@ -155,10 +160,11 @@ CONVND_UNROLL(8)
     }
 
     template <int LDC> __device__ __forceinline__ void store(float *c_tile) const {
-CONVND_UNROLL(8)
+        CONVND_UNROLL(8)
         for (int i = 0; i < TM; ++i)
-CONVND_UNROLL(8)
-            for (int j = 0; j < TN; ++j) c_tile[(ty + i * TY) * LDC + tx + j * TX] = acc[i][j];
+            CONVND_UNROLL(8)
+        for (int j = 0; j < TN; ++j)
+            c_tile[(ty + i * TY) * LDC + tx + j * TX] = acc[i][j];
     }
 };
 

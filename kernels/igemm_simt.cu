@@ -8,10 +8,10 @@ namespace CONVND_NS {
 
 __host__ static convnd_status igemm_simt_launch(const convnd_launch_args *a) {
     int32_t index = 0;
-#define CONVND_IGEMM_SIMT_LAUNCH(cname, BM, BN, BK, TM, TN, STAGES)                            \
-    if (a->config == index++)                                                                  \
-        return igemm_launch_tile<float,                                                        \
-                                 igemm_simt_mma<BM, BN, BK, igemm_ld<float, BK>::value, TM, TN>, \
+#define CONVND_IGEMM_SIMT_LAUNCH(cname, BM, BN, BK, TM, TN, STAGES)                                \
+    if (a->config == index++)                                                                      \
+        return igemm_launch_tile<float,                                                            \
+                                 igemm_simt_mma<BM, BN, BK, igemm_ld<float, BK>::value, TM, TN>,   \
                                  BM, BN, BK, STAGES>(a, "igemm_simt:" #cname);
     CONVND_IGEMM_SIMT_CONFIGS(CONVND_IGEMM_SIMT_LAUNCH)
 #undef CONVND_IGEMM_SIMT_LAUNCH

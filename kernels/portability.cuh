@@ -43,7 +43,7 @@ struct convnd_launch_site {
     int line;
 };
 
-#define convnd_launch(kernel, ...)                                                              \
+#define convnd_launch(kernel, ...)                                                                 \
     ::convnd_launch_kernel(::convnd_launch_site{#kernel, __PRETTY_FUNCTION__, __FILE__, __LINE__}, \
                            kernel, __VA_ARGS__)
 

@@ -40,23 +40,32 @@ struct dim3 {
 #define gridDim (::convnd_emu_self->block->grid_dim)
 constexpr int warpSize = CONVND_EMU_WARP;
 
-inline void __syncthreads() { convnd_emu_syncthreads(); }
-inline void __syncwarp(unsigned mask = 0xFFFFFFFFu) { convnd_emu_syncwarp(mask); }
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __syncthreads() {
+    convnd_emu_syncthreads();
+}
+inline void __syncwarp(unsigned mask = 0xFFFFFFFFu) {
+    convnd_emu_syncwarp(mask);
+}
+inline void __threadfence() {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+inline void __threadfence_block() {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 
 /* ---- shared memory ------------------------------------------------------------------------ */
 
 /* A reference to the block's region for this declaration: the static local's address tells the
  * declaration (and the template instance) apart; the first thread to get there places it.
  * Regions are 128-byte aligned, as CONVND_SHARED asks of the GPU compiler. */
-#define CONVND_SHARED(T, name, dims)                                                            \
-    static char convnd_shared_key_##name;                                                       \
-    using convnd_shared_type_##name = T dims;                                                   \
-    convnd_shared_type_##name &name = *reinterpret_cast<convnd_shared_type_##name *>(           \
-        ::convnd_emu_static_shared(&convnd_shared_key_##name, sizeof(convnd_shared_type_##name), \
-                                   128))
-#define CONVND_DYNAMIC_SHARED(T, name) T *name = reinterpret_cast<T *>(::convnd_emu_self->block->smem)
+#define CONVND_SHARED(T, name, dims)                                                               \
+    static char convnd_shared_key_##name;                                                          \
+    using convnd_shared_type_##name = T dims;                                                      \
+    convnd_shared_type_##name &name =                                                              \
+        *reinterpret_cast<convnd_shared_type_##name *>(::convnd_emu_static_shared(                 \
+            &convnd_shared_key_##name, sizeof(convnd_shared_type_##name), 128))
+#define CONVND_DYNAMIC_SHARED(T, name)                                                             \
+    T *name = reinterpret_cast<T *>(::convnd_emu_self->block->smem)
 
 /* ---- launch ------------------------------------------------------------------------------- */
 
@@ -64,8 +73,8 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
  * each thread's by-value parameters, as on a GPU. */
 template <typename... KArgs, typename... Args>
 inline convnd_status convnd_launch_kernel(const convnd_launch_site &site, void (*kernel)(KArgs...),
-                                          dim3 grid, dim3 block, size_t dynamic_smem,
-                                          void *stream, Args &&...args) {
+                                          dim3 grid, dim3 block, size_t dynamic_smem, void *stream,
+                                          Args &&...args) {
     static_assert(sizeof...(KArgs) == sizeof...(Args),
                   "convnd_launch: argument count differs from the kernel's parameters");
     (void)stream;
@@ -100,7 +109,8 @@ template <typename T> inline T convnd_emu_from_bits(uint64_t b) {
 }
 
 template <typename T> inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
-    return convnd_emu_from_bits<T>(convnd_emu_shfl(0, mask, convnd_emu_to_bits(var), src_lane, width));
+    return convnd_emu_from_bits<T>(
+        convnd_emu_shfl(0, mask, convnd_emu_to_bits(var), src_lane, width));
 }
 template <typename T>
 inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
@@ -114,13 +124,18 @@ inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) 
 }
 template <typename T>
 inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
-    return convnd_emu_from_bits<T>(convnd_emu_shfl(3, mask, convnd_emu_to_bits(var), lane_mask, width));
+    return convnd_emu_from_bits<T>(
+        convnd_emu_shfl(3, mask, convnd_emu_to_bits(var), lane_mask, width));
 }
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
     return convnd_emu_vote(0, mask, predicate);
 }
-inline int __any_sync(unsigned mask, int predicate) { return (int)convnd_emu_vote(1, mask, predicate); }
-inline int __all_sync(unsigned mask, int predicate) { return (int)convnd_emu_vote(2, mask, predicate); }
+inline int __any_sync(unsigned mask, int predicate) {
+    return (int)convnd_emu_vote(1, mask, predicate);
+}
+inline int __all_sync(unsigned mask, int predicate) {
+    return (int)convnd_emu_vote(2, mask, predicate);
+}
 
 /* ---- atomics (real ones: blocks run in parallel on host threads) -------------------------- */
 
@@ -134,35 +149,47 @@ template <typename T> inline T convnd_emu_atomic_update(T *p, T (*op)(T, T), T v
     }
 }
 inline float atomicAdd(float *p, float v) {
-    return convnd_emu_atomic_update<float>(p, [](float a, float b) { return a + b; }, v);
+    return convnd_emu_atomic_update<float>(
+        p, [](float a, float b) { return a + b; }, v);
 }
 inline double atomicAdd(double *p, double v) {
-    return convnd_emu_atomic_update<double>(p, [](double a, double b) { return a + b; }, v);
+    return convnd_emu_atomic_update<double>(
+        p, [](double a, double b) { return a + b; }, v);
 }
-inline int atomicAdd(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+inline int atomicAdd(int *p, int v) {
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
 inline unsigned atomicAdd(unsigned *p, unsigned v) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
     return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
-inline int atomicSub(int *p, int v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }
+inline int atomicSub(int *p, int v) {
+    return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
+}
 inline unsigned atomicSub(unsigned *p, unsigned v) {
     return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
 }
 inline int atomicMax(int *p, int v) {
-    return convnd_emu_atomic_update<int>(p, [](int a, int b) { return a > b ? a : b; }, v);
+    return convnd_emu_atomic_update<int>(
+        p, [](int a, int b) { return a > b ? a : b; }, v);
 }
 inline unsigned atomicMax(unsigned *p, unsigned v) {
-    return convnd_emu_atomic_update<unsigned>(p, [](unsigned a, unsigned b) { return a > b ? a : b; }, v);
+    return convnd_emu_atomic_update<unsigned>(
+        p, [](unsigned a, unsigned b) { return a > b ? a : b; }, v);
 }
 inline int atomicMin(int *p, int v) {
-    return convnd_emu_atomic_update<int>(p, [](int a, int b) { return a < b ? a : b; }, v);
+    return convnd_emu_atomic_update<int>(
+        p, [](int a, int b) { return a < b ? a : b; }, v);
 }
 inline unsigned atomicMin(unsigned *p, unsigned v) {
-    return convnd_emu_atomic_update<unsigned>(p, [](unsigned a, unsigned b) { return a < b ? a : b; }, v);
+    return convnd_emu_atomic_update<unsigned>(
+        p, [](unsigned a, unsigned b) { return a < b ? a : b; }, v);
 }
-inline int atomicExch(int *p, int v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); }
+inline int atomicExch(int *p, int v) {
+    return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
+}
 inline unsigned atomicExch(unsigned *p, unsigned v) {
     return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
 }
@@ -205,7 +232,9 @@ template <int BYTES> inline void convnd_cp_async(void *smem_dst, const void *gme
     c->bytes = BYTES;
     c->group = t->groups_committed;
 }
-inline void convnd_cp_async_commit() { ++convnd_emu_self->groups_committed; }
+inline void convnd_cp_async_commit() {
+    ++convnd_emu_self->groups_committed;
+}
 template <int N> inline void convnd_cp_async_wait() {
     static_assert(N >= 0, "cp.async.wait_group takes a count >= 0");
     convnd_emu_cp_async_wait((uint32_t)N);
@@ -217,53 +246,117 @@ inline void convnd_cp_async_wait_all() {
 
 /* ---- vector types, with CUDA's alignment -------------------------------------------------- */
 
-struct alignas(8) float2 { float x, y; };
-struct alignas(16) float4 { float x, y, z, w; };
-struct alignas(8) int2 { int x, y; };
-struct alignas(16) int4 { int x, y, z, w; };
-struct alignas(8) uint2 { unsigned x, y; };
-struct alignas(16) uint4 { unsigned x, y, z, w; };
-struct alignas(16) double2 { double x, y; };
-inline float2 make_float2(float x, float y) { return float2{x, y}; }
-inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
-inline int2 make_int2(int x, int y) { return int2{x, y}; }
-inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
-inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
+struct alignas(8) float2 {
+    float x, y;
+};
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
+struct alignas(8) int2 {
+    int x, y;
+};
+struct alignas(16) int4 {
+    int x, y, z, w;
+};
+struct alignas(8) uint2 {
+    unsigned x, y;
+};
+struct alignas(16) uint4 {
+    unsigned x, y, z, w;
+};
+struct alignas(16) double2 {
+    double x, y;
+};
+inline float2 make_float2(float x, float y) {
+    return float2{x, y};
+}
+inline float4 make_float4(float x, float y, float z, float w) {
+    return float4{x, y, z, w};
+}
+inline int2 make_int2(int x, int y) {
+    return int2{x, y};
+}
+inline int4 make_int4(int x, int y, int z, int w) {
+    return int4{x, y, z, w};
+}
+inline uint2 make_uint2(unsigned x, unsigned y) {
+    return uint2{x, y};
+}
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
     return uint4{x, y, z, w};
 }
-inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
-inline double2 make_double2(double x, double y) { return double2{x, y}; }
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) {
+    return uint3{x, y, z};
+}
+inline double2 make_double2(double x, double y) {
+    return double2{x, y};
+}
 
 /* ---- math and bit intrinsics CUDA provides in device code --------------------------------- */
 
-#define CONVND_EMU_MINMAX(T)                                                                    \
-    inline T min(T a, T b) { return b < a ? b : a; }                                            \
-    inline T max(T a, T b) { return a < b ? b : a; }
+#define CONVND_EMU_MINMAX(T)                                                                       \
+    inline T min(T a, T b) {                                                                       \
+        return b < a ? b : a;                                                                      \
+    }                                                                                              \
+    inline T max(T a, T b) {                                                                       \
+        return a < b ? b : a;                                                                      \
+    }
 CONVND_EMU_MINMAX(int)
 CONVND_EMU_MINMAX(unsigned)
 CONVND_EMU_MINMAX(long)
 CONVND_EMU_MINMAX(unsigned long)
 CONVND_EMU_MINMAX(long long)
 CONVND_EMU_MINMAX(unsigned long long)
-inline float min(float a, float b) { return fminf(a, b); }
-inline float max(float a, float b) { return fmaxf(a, b); }
-inline double min(double a, double b) { return fmin(a, b); }
-inline double max(double a, double b) { return fmax(a, b); }
+inline float min(float a, float b) {
+    return fminf(a, b);
+}
+inline float max(float a, float b) {
+    return fmaxf(a, b);
+}
+inline double min(double a, double b) {
+    return fmin(a, b);
+}
+inline double max(double a, double b) {
+    return fmax(a, b);
+}
 #undef CONVND_EMU_MINMAX
 
-template <typename T> inline T __ldg(const T *p) { return *p; }
-inline float __expf(float x) { return expf(x); }
-inline float __logf(float x) { return logf(x); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
-inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
-inline int __ffs(int x) { return __builtin_ffs(x); }
+template <typename T> inline T __ldg(const T *p) {
+    return *p;
+}
+inline float __expf(float x) {
+    return expf(x);
+}
+inline float __logf(float x) {
+    return logf(x);
+}
+inline float __fdividef(float a, float b) {
+    return a / b;
+}
+inline float __frcp_rn(float x) {
+    return 1.0f / x;
+}
+inline float __fmaf_rn(float a, float b, float c) {
+    return fmaf(a, b, c);
+}
+inline float __saturatef(float x) {
+    return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x;
+}
+inline float rsqrtf(float x) {
+    return 1.0f / sqrtf(x);
+}
+inline int __popc(unsigned x) {
+    return __builtin_popcount(x);
+}
+inline int __popcll(unsigned long long x) {
+    return __builtin_popcountll(x);
+}
+inline int __clz(int x) {
+    return x ? __builtin_clz((unsigned)x) : 32;
+}
+inline int __ffs(int x) {
+    return __builtin_ffs(x);
+}
 inline unsigned __brev(unsigned x) {
     x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
     x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);

@@ -14,16 +14,16 @@
 
 /* 128-byte aligned: enough for WMMA (32), vector loads (16) and cp.async (16). */
 #define CONVND_SHARED(T, name, dims) __shared__ __align__(128) T name dims
-#define CONVND_DYNAMIC_SHARED(T, name)                                                          \
-    extern __shared__ __align__(128) unsigned char convnd_dynamic_smem[];                       \
+#define CONVND_DYNAMIC_SHARED(T, name)                                                             \
+    extern __shared__ __align__(128) unsigned char convnd_dynamic_smem[];                          \
     T *name = reinterpret_cast<T *>(convnd_dynamic_smem)
 
 /* ---- launch ------------------------------------------------------------------------------- */
 
 template <typename... KArgs, typename... Args>
 inline convnd_status convnd_launch_kernel(const convnd_launch_site &site, void (*kernel)(KArgs...),
-                                          dim3 grid, dim3 block, size_t dynamic_smem,
-                                          void *stream, Args &&...args) {
+                                          dim3 grid, dim3 block, size_t dynamic_smem, void *stream,
+                                          Args &&...args) {
     static_assert(sizeof...(KArgs) == sizeof...(Args),
                   "convnd_launch: argument count differs from the kernel's parameters");
     if (dynamic_smem > 48 * 1024) { /* above 48 KiB a kernel must opt in */
@@ -45,8 +45,7 @@ inline convnd_status convnd_launch_kernel(const convnd_launch_site &site, void (
                             "kernel %s (launched by %s at %s:%d): launch of grid (%u,%u,%u) x "
                             "block (%u,%u,%u) with %zu bytes of dynamic shared memory failed: %s",
                             site.kernel, site.launcher, site.file, site.line, grid.x, grid.y,
-                            grid.z, block.x, block.y, block.z, dynamic_smem,
-                            cudaGetErrorString(e));
+                            grid.z, block.x, block.y, block.z, dynamic_smem, cudaGetErrorString(e));
     return CONVND_OK;
 }
 
@@ -70,7 +69,8 @@ __device__ __forceinline__ void convnd_cp_async(void *smem_dst, const void *gmem
 #else
     unsigned char *d = static_cast<unsigned char *>(smem_dst);
     const unsigned char *s = static_cast<const unsigned char *>(gmem_src);
-    for (int i = 0; i < BYTES; ++i) d[i] = pred ? s[i] : 0;
+    for (int i = 0; i < BYTES; ++i)
+        d[i] = pred ? s[i] : 0;
 #endif
 }
 

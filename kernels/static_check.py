@@ -35,9 +35,11 @@ TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
 
 # (what, regex on the demangled kernel name, requirement)
 RULES = [
-    ("HMMA", re.compile(r"igemm_tc_mma<"), "hmma"),
+    ("HMMA", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "hmma"),
     # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
     ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
+    # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): PATH 1-4 load x 16 bytes at a time
+    ("LDG128", re.compile(r"convT_kernel<.*, [1-4]>\("), "ldg128"),
 ]
 
 
@@ -125,8 +127,8 @@ def parse_sass(text):
     return counts
 
 
-IGEMM_KERNEL = re.compile(
-    r"igemm_kernel<(\w+), [\w:]+<[^>]*>, (\d+), (\d+), (\d+), (\d+), (\d+)>\(")
+IGEMM_KERNEL = re.compile(  # also the transposed convT_kernel, which shares the layout
+    r"(?:igemm|convT)_kernel<(\w+), [\w:]+<[^>]*>, (\d+), (\d+), (\d+), (\d+), (\d+)>\(")
 
 
 def dynamic_smem(demangled):

@@ -32,11 +32,8 @@
  *   the direct (or a depthwise) schedule wins. Layout and alignment do not decide: the gather
  *   path (channels-first, odd channel counts) still beats the direct schedule by reusing every
  *   loaded element BM or BN times from shared memory. */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "registry.h"
-#include "error.h"
+#include "refuse.h"
 #include "problem_internal.h"
 #include "igemm_configs.h"
 
@@ -64,72 +61,61 @@ static const igemm_tile igemm_simt_tiles[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_I
 
 #define IGEMM_COUNT(a) ((int32_t)(sizeof(a) / sizeof(a[0])))
 
-static int32_t refuse(char *reason, size_t reason_len, const char *fmt, ...) CONVND_PRINTF(3, 4);
-static int32_t refuse(char *reason, size_t reason_len, const char *fmt, ...) {
-    if (reason && reason_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(reason, reason_len, fmt, ap);
-        va_end(ap);
-    }
-    return 0;
-}
-
 /* What both schedules share: forward mode, 32-bit indices, grid limits. */
-static int32_t igemm_supports_common(const convnd_problem *p, const igemm_tile *tile,
-                                     char *reason, size_t reason_len) {
+static int32_t igemm_supports_common(const convnd_problem *p, const igemm_tile *tile, char *reason,
+                                     size_t reason_len) {
     if (p->mode != CONVND_FORWARD)
-        return refuse(reason, reason_len,
-                      "mode=%s: the implicit GEMM implements forward convolution only",
-                      convnd_mode_name(p->mode));
+        return convnd_refuse(reason, reason_len,
+                             "mode=%s: the implicit GEMM implements forward convolution only",
+                             convnd_mode_name(p->mode));
     convnd_conv_params params;
     if (convnd_params_from_problem(p, &params) != CONVND_OK)
-        return refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
+        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     if (convnd_igemm_needs_index64(&params))
-        return refuse(reason, reason_len,
-                      "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a padding "
-                      "this large): the implicit GEMM indexes in 32 bits",
-                      (long long)params.x_numel, (long long)params.w_numel,
-                      (long long)params.y_numel);
+        return convnd_refuse(
+            reason, reason_len,
+            "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a padding "
+            "this large): the implicit GEMM indexes in 32 bits",
+            (long long)params.x_numel, (long long)params.w_numel, (long long)params.y_numel);
     if (params.groups > 65535)
-        return refuse(reason, reason_len, "groups=%lld exceeds the grid's 65535 z blocks",
-                      (long long)params.groups);
+        return convnd_refuse(reason, reason_len, "groups=%lld exceeds the grid's 65535 z blocks",
+                             (long long)params.groups);
     if ((params.cout_g + tile->bn - 1) / tile->bn > 65535)
-        return refuse(reason, reason_len,
-                      "C_out/groups=%lld needs more than 65535 column blocks of %d",
-                      (long long)params.cout_g, (int)tile->bn);
+        return convnd_refuse(reason, reason_len,
+                             "C_out/groups=%lld needs more than 65535 column blocks of %d",
+                             (long long)params.cout_g, (int)tile->bn);
     return 1;
 }
 
 static int32_t igemm_tc_supports(const convnd_problem *p, int32_t config, char *reason,
                                  size_t reason_len) {
     if (config < 0 || config >= IGEMM_COUNT(igemm_tc_configs))
-        return refuse(reason, reason_len, "config %d out of range", (int)config);
+        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
-        return refuse(reason, reason_len,
-                      "dtype=f32 with math=default (exact FMA): tensor cores need "
-                      "math=ALLOW_TF32 (igemm_simt runs exact f32)");
+        return convnd_refuse(reason, reason_len,
+                             "dtype=f32 with math=default (exact FMA): tensor cores need "
+                             "math=ALLOW_TF32 (igemm_simt runs exact f32)");
     if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
-        return refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
+        return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
     return igemm_supports_common(p, &igemm_tc_tiles[config], reason, reason_len);
 }
 
 static int32_t igemm_simt_supports(const convnd_problem *p, int32_t config, char *reason,
                                    size_t reason_len) {
     if (config < 0 || config >= IGEMM_COUNT(igemm_simt_configs))
-        return refuse(reason, reason_len, "config %d out of range", (int)config);
+        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->dtype != CONVND_F32)
-        return refuse(reason, reason_len,
-                      "dtype=%s: the CUDA-core implicit GEMM is f32 only (igemm_tc runs f16 "
-                      "and bf16)",
-                      convnd_dtype_name(p->dtype));
+        return convnd_refuse(reason, reason_len,
+                             "dtype=%s: the CUDA-core implicit GEMM is f32 only (igemm_tc runs f16 "
+                             "and bf16)",
+                             convnd_dtype_name(p->dtype));
     return igemm_supports_common(p, &igemm_simt_tiles[config], reason, reason_len);
 }
 
 /* The heuristic table in the header comment. Configs are listed largest first, and the last
  * one takes whatever GEMM-shaped problem the larger tiles would not fill the GPU with. */
-static int32_t igemm_worth_routing(const convnd_problem *p, const igemm_tile *tiles,
-                                   int32_t count, int32_t config) {
+static int32_t igemm_worth_routing(const convnd_problem *p, const igemm_tile *tiles, int32_t count,
+                                   int32_t config) {
     if (p->mode != CONVND_FORWARD || config < 0 || config >= count) return 0;
     const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
     if (cin_g < 8 || cout_g < 8) return 0;
@@ -137,7 +123,8 @@ static int32_t igemm_worth_routing(const convnd_problem *p, const igemm_tile *ti
     int64_t out[CONVND_MAX_DIMS];
     if (convnd_output_size(p, out) != CONVND_OK) return 0;
     int64_t m = p->N; /* fits: validation bounded the element counts */
-    for (int32_t t = 0; t < p->dims; ++t) m *= out[t];
+    for (int32_t t = 0; t < p->dims; ++t)
+        m *= out[t];
     const igemm_tile *tile = &tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
                           (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;

@@ -16,6 +16,8 @@ const convnd_schedule *const convnd_schedule_table[] = {
     &convnd_schedule_tiled_direct, /* stems: C_in <= 8 */
     &convnd_schedule_igemm_tc,
     &convnd_schedule_igemm_simt,
+    &convnd_schedule_convT_tc, /* transposed: phase-decomposed implicit GEMM */
+    &convnd_schedule_convT_simt,
     &convnd_schedule_cublas_im2col, /* never worth routing: a reference, forced only */
     &convnd_schedule_direct,
 };

@@ -21,6 +21,8 @@ extern const convnd_schedule convnd_schedule_depthwise;
 extern const convnd_schedule convnd_schedule_grouped;
 extern const convnd_schedule convnd_schedule_tiled_direct;
 extern const convnd_schedule convnd_schedule_cublas_im2col;
+extern const convnd_schedule convnd_schedule_convT_tc;
+extern const convnd_schedule convnd_schedule_convT_simt;
 
 /* ---- lookups -------------------------------------------------------------------------------- */
 

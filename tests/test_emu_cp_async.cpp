@@ -64,10 +64,11 @@ __global__ void misaligned_kernel(const float *g, float *out) {
 
 Test(emu_cp_async, copies_are_deferred_to_the_wait_and_zero_fill_works) {
     emu_buffer<float> g(128), before(32), after(32), zeroed(32);
-    for (int i = 0; i < 128; ++i) g[i] = (float)i + 0.25f;
-    cr_assert_eq(convnd_launch(copy_kernel, dim3(1), dim3(32), 0, nullptr, g.p, before.p, after.p,
-                               zeroed.p),
-                 CONVND_OK, "%s", convnd_last_error());
+    for (int i = 0; i < 128; ++i)
+        g[i] = (float)i + 0.25f;
+    cr_assert_eq(
+        convnd_launch(copy_kernel, dim3(1), dim3(32), 0, nullptr, g.p, before.p, after.p, zeroed.p),
+        CONVND_OK, "%s", convnd_last_error());
     for (int t = 0; t < 32; ++t) {
         cr_assert(isnan(before[t]), "thread %d read %g before the wait", t, before[t]);
         cr_assert_eq(after[t], g[t * 4 + 3], "thread %d", t);
@@ -77,7 +78,8 @@ Test(emu_cp_async, copies_are_deferred_to_the_wait_and_zero_fill_works) {
 
 Test(emu_cp_async, wait_n_leaves_the_newest_groups_pending) {
     emu_buffer<float> g(8), out(5);
-    for (int i = 0; i < 8; ++i) g[i] = (float)(10 + i);
+    for (int i = 0; i < 8; ++i)
+        g[i] = (float)(10 + i);
     cr_assert_eq(convnd_launch(groups_kernel, dim3(1), dim3(1), 0, nullptr, g.p, out.p), CONVND_OK,
                  "%s", convnd_last_error());
     cr_assert_eq(out[0], 13.0f, "group 0 after wait<1>: %g", out[0]);
@@ -89,20 +91,23 @@ Test(emu_cp_async, wait_n_leaves_the_newest_groups_pending) {
 
 Test(emu_cp_async, a_missing_barrier_after_the_wait_shows_up) {
     emu_buffer<float> g(64), out(64);
-    for (int i = 0; i < 64; ++i) g[i] = (float)i;
+    for (int i = 0; i < 64; ++i)
+        g[i] = (float)i;
     auto good = &neighbour_copy_kernel<true>;
     auto racy = &neighbour_copy_kernel<false>;
     for (convnd_emu_order order : {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE}) {
         convnd_emu_set_order(order, 0);
         cr_assert_eq(convnd_launch(good, dim3(1), dim3(64), 0, nullptr, g.p, out.p), CONVND_OK);
-        for (int t = 0; t < 64; ++t) cr_assert_eq(out[t], g[(t + 1) % 64]);
+        for (int t = 0; t < 64; ++t)
+            cr_assert_eq(out[t], g[(t + 1) % 64]);
     }
     int wrong_orders = 0;
     for (convnd_emu_order order : {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE}) {
         convnd_emu_set_order(order, 0);
         cr_assert_eq(convnd_launch(racy, dim3(1), dim3(64), 0, nullptr, g.p, out.p), CONVND_OK);
         int wrong = 0;
-        for (int t = 0; t < 64; ++t) wrong += !(out[t] == g[(t + 1) % 64]);
+        for (int t = 0; t < 64; ++t)
+            wrong += !(out[t] == g[(t + 1) % 64]);
         wrong_orders += wrong > 0;
     }
     cr_assert_gt(wrong_orders, 0, "reading another thread's copy without a barrier went unnoticed");

@@ -64,7 +64,8 @@ __global__ void early_exit_kernel(float *out) {
 
 /* Planted bug: threads 0-15 run one more barrier than the rest. */
 __global__ void barrier_count_kernel(int *out) {
-    for (unsigned i = 0; i < 1u + (threadIdx.x < 16); ++i) __syncthreads();
+    for (unsigned i = 0; i < 1u + (threadIdx.x < 16); ++i)
+        __syncthreads();
     out[threadIdx.x] = 1;
 }
 
@@ -94,10 +95,12 @@ __global__ void big_shared_kernel(float *out) {
 
 __global__ void deep_stack_kernel(float *out) {
     float acc[2048]; /* 8 KiB of register-array accumulators per thread */
-    for (int i = 0; i < 2048; ++i) acc[i] = (float)(i + threadIdx.x);
+    for (int i = 0; i < 2048; ++i)
+        acc[i] = (float)(i + threadIdx.x);
     __syncthreads();
     float s = 0.0f;
-    for (int i = 0; i < 2048; ++i) s += acc[i];
+    for (int i = 0; i < 2048; ++i)
+        s += acc[i];
     out[threadIdx.x] = s;
 }
 
@@ -122,7 +125,8 @@ Test(emu_launch, every_thread_of_every_block_runs_once_with_its_indices) {
                              "order %s: block %u thread %u wrote %u", emu_order_name(order), b, t,
                              out[b * threads + t]);
         const unsigned want[6] = {3, 2, 2, 8, 4, 2};
-        for (int i = 0; i < 6; ++i) cr_assert_eq(dims[i], want[i], "dims[%d] = %u", i, dims[i]);
+        for (int i = 0; i < 6; ++i)
+            cr_assert_eq(dims[i], want[i], "dims[%d] = %u", i, dims[i]);
     }
 }
 
@@ -135,17 +139,17 @@ Test(emu_launch, shared_memory_is_shared_per_block_and_poisoned_at_block_start) 
                  CONVND_OK, "%s", convnd_last_error());
     for (unsigned g = 0; g < n; ++g) {
         const unsigned b = g / 64, t = g % 64;
-        cr_assert(isnan(fs[g]) && isnan(fd[g]), "block %u thread %u read %g / %g, not poison", b,
-                  t, fs[g], fd[g]);
+        cr_assert(isnan(fs[g]) && isnan(fd[g]), "block %u thread %u read %g / %g, not poison", b, t,
+                  fs[g], fd[g]);
         cr_assert_eq(ss[g], (float)(b * 64 + (63 - t) + 1), "static: block %u thread %u", b, t);
-        cr_assert_eq(sd[g], (float)(b * 64 + (63 - t) + 1001), "dynamic: block %u thread %u", b,
-                     t);
+        cr_assert_eq(sd[g], (float)(b * 64 + (63 - t) + 1001), "dynamic: block %u thread %u", b, t);
     }
 }
 
 Test(emu_launch, missing_syncthreads_gives_a_wrong_result_in_some_order) {
     emu_buffer<float> in(128), out(128);
-    for (int i = 0; i < 128; ++i) in[i] = (float)(i * 3 + 1);
+    for (int i = 0; i < 128; ++i)
+        in[i] = (float)(i * 3 + 1);
     /* The correct kernel is right in every order. */
     auto good = &neighbour_kernel<true>;
     for (convnd_emu_order order : all_orders) {
@@ -164,7 +168,8 @@ Test(emu_launch, missing_syncthreads_gives_a_wrong_result_in_some_order) {
         memset(out.p, 0xFF, 128 * sizeof(float));
         cr_assert_eq(convnd_launch(racy, dim3(1), dim3(128), 0, nullptr, in.p, out.p), CONVND_OK);
         int wrong = 0;
-        for (int i = 0; i < 128; ++i) wrong += !(out[i] == in[(i + 1) % 128]);
+        for (int i = 0; i < 128; ++i)
+            wrong += !(out[i] == in[(i + 1) % 128]);
         wrong_orders += wrong > 0;
     }
     cr_assert_gt(wrong_orders, 0, "the race without __syncthreads went unnoticed");
@@ -181,11 +186,13 @@ Test(emu_launch, threads_exiting_before_a_barrier_are_reported) {
               "message: %s", msg);
     /* The device recovers: the next launch runs normally. */
     emu_buffer<float> in(128), out2(128);
-    for (int i = 0; i < 128; ++i) in[i] = (float)i;
+    for (int i = 0; i < 128; ++i)
+        in[i] = (float)i;
     auto good = &neighbour_kernel<true>;
-    cr_assert_eq(convnd_launch(good, dim3(1), dim3(128), 0, nullptr, in.p, out2.p), CONVND_OK,
-                 "%s", convnd_last_error());
-    for (int i = 0; i < 128; ++i) cr_assert_eq(out2[i], in[(i + 1) % 128]);
+    cr_assert_eq(convnd_launch(good, dim3(1), dim3(128), 0, nullptr, in.p, out2.p), CONVND_OK, "%s",
+                 convnd_last_error());
+    for (int i = 0; i < 128; ++i)
+        cr_assert_eq(out2[i], in[(i + 1) % 128]);
 }
 
 Test(emu_launch, barrier_counts_that_differ_are_reported) {
@@ -269,7 +276,8 @@ Test(emu_launch, order_and_threads_come_from_the_environment) {
     counter[0] = 0;
     cr_assert_eq(convnd_launch(order_kernel, dim3(1), dim3(32), 0, nullptr, counter.p, got.p),
                  CONVND_OK);
-    for (int i = 0; i < 32; ++i) cr_assert_eq(got[i], 31 - i);
+    for (int i = 0; i < 32; ++i)
+        cr_assert_eq(got[i], 31 - i);
     setenv("CONVND_EMU_THREADS", "0", 1);
     cr_assert_eq(convnd_launch(order_kernel, dim3(2), dim3(32), 0, nullptr, counter.p, got.p),
                  CONVND_ERR_INVALID_ARGUMENT);
@@ -281,7 +289,8 @@ Test(emu_launch, fiber_stacks_hold_large_register_arrays) {
                  CONVND_OK);
     for (int t = 0; t < 256; ++t) {
         float want = 0.0f;
-        for (int i = 0; i < 2048; ++i) want += (float)(i + t);
+        for (int i = 0; i < 2048; ++i)
+            want += (float)(i + t);
         cr_assert_eq(out[t], want);
     }
 }

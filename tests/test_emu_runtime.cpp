@@ -13,8 +13,12 @@ __global__ void scale_kernel(const float *x, float *y, int n) {
     if (i < n) y[i] = 2.0f * x[i] + 1.0f;
 }
 
-uint16_t half_bits(float f) { return convnd_from_f32<convnd_half>(f).bits; }
-uint16_t bf16_bits(float f) { return convnd_from_f32<convnd_bf16>(f).bits; }
+uint16_t half_bits(float f) {
+    return convnd_from_f32<convnd_half>(f).bits;
+}
+uint16_t bf16_bits(float f) {
+    return convnd_from_f32<convnd_bf16>(f).bits;
+}
 
 } // namespace
 
@@ -24,7 +28,8 @@ Test(emu_runtime, forced_emulated_device_round_trips_memory) {
     cr_assert(emu_contains(convnd_device_name(), "emulated"), "%s", convnd_device_name());
     const int n = 1000;
     float host[n], back[n];
-    for (int i = 0; i < n; ++i) host[i] = (float)i * 0.5f - 3.0f;
+    for (int i = 0; i < n; ++i)
+        host[i] = (float)i * 0.5f - 3.0f;
     void *x = nullptr, *y = nullptr, *z = nullptr;
     cr_assert_eq(convnd_malloc(&x, n * sizeof(float)), CONVND_OK);
     cr_assert_eq(convnd_malloc(&y, n * sizeof(float)), CONVND_OK);
@@ -37,10 +42,12 @@ Test(emu_runtime, forced_emulated_device_round_trips_memory) {
     cr_assert_eq(convnd_synchronize(nullptr), CONVND_OK);
     cr_assert_eq(convnd_memcpy_d2d(z, y, n * sizeof(float)), CONVND_OK);
     cr_assert_eq(convnd_memcpy_d2h(back, z, sizeof back), CONVND_OK);
-    for (int i = 0; i < n; ++i) cr_assert_eq(back[i], 2.0f * host[i] + 1.0f, "element %d", i);
+    for (int i = 0; i < n; ++i)
+        cr_assert_eq(back[i], 2.0f * host[i] + 1.0f, "element %d", i);
     cr_assert_eq(convnd_memset(z, 0, n * sizeof(float)), CONVND_OK);
     cr_assert_eq(convnd_memcpy_d2h(back, z, sizeof back), CONVND_OK);
-    for (int i = 0; i < n; ++i) cr_assert_eq(back[i], 0.0f);
+    for (int i = 0; i < n; ++i)
+        cr_assert_eq(back[i], 0.0f);
     cr_assert_eq(convnd_free(x), CONVND_OK);
     cr_assert_eq(convnd_free(y), CONVND_OK);
     cr_assert_eq(convnd_free(z), CONVND_OK);
@@ -85,12 +92,12 @@ Test(emu_runtime, half_conversion_rounds_to_nearest_even) {
     cr_assert_eq(half_bits(-2.0f), 0xC000);
     cr_assert_eq(half_bits(65504.0f), 0x7BFF);
     cr_assert_eq(half_bits(65519.0f), 0x7BFF);
-    cr_assert_eq(half_bits(65520.0f), 0x7C00); /* tie to even overflows */
-    cr_assert_eq(half_bits(1.0f + 0x1p-11f), 0x3C00);         /* tie: stays even */
-    cr_assert_eq(half_bits(1.0f + 3 * 0x1p-11f), 0x3C02);     /* tie: up to even */
+    cr_assert_eq(half_bits(65520.0f), 0x7C00);            /* tie to even overflows */
+    cr_assert_eq(half_bits(1.0f + 0x1p-11f), 0x3C00);     /* tie: stays even */
+    cr_assert_eq(half_bits(1.0f + 3 * 0x1p-11f), 0x3C02); /* tie: up to even */
     cr_assert_eq(half_bits(1.0f + 0x1p-11f + 0x1p-20f), 0x3C01);
-    cr_assert_eq(half_bits(0x1p-24f), 0x0001);  /* smallest subnormal */
-    cr_assert_eq(half_bits(0x1p-25f), 0x0000);  /* tie to even: zero */
+    cr_assert_eq(half_bits(0x1p-24f), 0x0001); /* smallest subnormal */
+    cr_assert_eq(half_bits(0x1p-25f), 0x0000); /* tie to even: zero */
     cr_assert_eq(half_bits(0x1.8p-25f), 0x0001);
     cr_assert_eq(half_bits(0x1.8p-24f), 0x0002); /* tie between 1 and 2 subnormal units: even */
     cr_assert_eq(half_bits(0x1p-14f - 0x1p-26f), 0x0400); /* rounds up to the smallest normal */
@@ -108,8 +115,8 @@ Test(emu_runtime, half_conversion_rounds_to_nearest_even) {
 
 Test(emu_runtime, bf16_conversion_rounds_to_nearest_even) {
     cr_assert_eq(bf16_bits(1.0f), 0x3F80);
-    cr_assert_eq(bf16_bits(1.0f + 0x1p-8f), 0x3F80);              /* tie: even */
-    cr_assert_eq(bf16_bits(1.0f + 3 * 0x1p-8f), 0x3F82);          /* tie: up to even */
+    cr_assert_eq(bf16_bits(1.0f + 0x1p-8f), 0x3F80);     /* tie: even */
+    cr_assert_eq(bf16_bits(1.0f + 3 * 0x1p-8f), 0x3F82); /* tie: up to even */
     cr_assert_eq(bf16_bits(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81);
     cr_assert_eq(bf16_bits(3.4e38f), 0x7F80); /* rounds past the largest finite */
     cr_assert_eq(bf16_bits(-INFINITY), 0xFF80);

@@ -9,8 +9,20 @@
 
 namespace {
 
-enum { SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, SHFL_XOR_W8, SHFL_DOWN_W16, SHFL_F32, SHFL_F64,
-       BALLOT, ANY, ALL, NUM_RESULTS };
+enum {
+    SHFL_IDX,
+    SHFL_UP,
+    SHFL_DOWN,
+    SHFL_XOR,
+    SHFL_XOR_W8,
+    SHFL_DOWN_W16,
+    SHFL_F32,
+    SHFL_F64,
+    BALLOT,
+    ANY,
+    ALL,
+    NUM_RESULTS
+};
 
 __global__ void warp_kernel(long long *out) {
     const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
@@ -68,20 +80,30 @@ long long expected(int which, unsigned t) {
     const unsigned lane = t % 32, warp = t / 32;
     auto v = [&](unsigned l) { return (long long)(l * 3 + warp * 100); };
     switch (which) {
-    case SHFL_IDX: return v(31 - lane);
-    case SHFL_UP: return lane >= 1 ? v(lane - 1) : v(lane);
-    case SHFL_DOWN: return lane + 2 < 32 ? v(lane + 2) : v(lane);
-    case SHFL_XOR: return v(lane ^ 5);
+    case SHFL_IDX:
+        return v(31 - lane);
+    case SHFL_UP:
+        return lane >= 1 ? v(lane - 1) : v(lane);
+    case SHFL_DOWN:
+        return lane + 2 < 32 ? v(lane + 2) : v(lane);
+    case SHFL_XOR:
+        return v(lane ^ 5);
     case SHFL_XOR_W8: { /* lane ^ 9 leaves the 8-lane segment upwards for lanes with bit 3 clear */
         const unsigned src = lane ^ 9;
         return src < (lane & ~7u) + 8 ? v(src) : v(lane);
     }
-    case SHFL_DOWN_W16: return lane % 16 + 3 < 16 ? v(lane + 3) : v(lane);
-    case SHFL_F32: return (long long)((float)v(lane ^ 16) + 0.5f) * 2;
-    case SHFL_F64: return v(0);
-    case BALLOT: return 0x49249249ll; /* lanes 0, 3, 6, ..., 30 */
-    case ANY: return 1;
-    case ALL: return warp == 0 ? 1 : 0;
+    case SHFL_DOWN_W16:
+        return lane % 16 + 3 < 16 ? v(lane + 3) : v(lane);
+    case SHFL_F32:
+        return (long long)((float)v(lane ^ 16) + 0.5f) * 2;
+    case SHFL_F64:
+        return v(0);
+    case BALLOT:
+        return 0x49249249ll; /* lanes 0, 3, 6, ..., 30 */
+    case ANY:
+        return 1;
+    case ALL:
+        return warp == 0 ? 1 : 0;
     }
     return -1;
 }
@@ -100,8 +122,7 @@ Test(emu_warp, shuffles_and_votes_match_cuda) {
             for (int r = 0; r < NUM_RESULTS; ++r)
                 cr_assert_eq(out[t * NUM_RESULTS + r], expected(r, t),
                              "order %s, thread %u, result %d: %lld, expected %lld",
-                             emu_order_name(order), t, r, out[t * NUM_RESULTS + r],
-                             expected(r, t));
+                             emu_order_name(order), t, r, out[t * NUM_RESULTS + r], expected(r, t));
     }
 }
 
@@ -131,8 +152,8 @@ Test(emu_warp, different_collectives_in_one_warp_are_reported) {
     cr_assert_eq(convnd_launch(mixed_collectives_kernel, dim3(1), dim3(32), 0, nullptr, out.p),
                  CONVND_ERR_DEVICE);
     const char *msg = convnd_last_error();
-    cr_assert(emu_contains(msg, "__ballot_sync") && emu_contains(msg, "__shfl_sync"),
-              "message: %s", msg);
+    cr_assert(emu_contains(msg, "__ballot_sync") && emu_contains(msg, "__shfl_sync"), "message: %s",
+              msg);
     cr_assert_eq(convnd_launch(shuffle_vs_barrier_kernel, dim3(1), dim3(32), 0, nullptr, out.p),
                  CONVND_ERR_DEVICE);
     msg = convnd_last_error();
@@ -144,5 +165,6 @@ Test(emu_warp, a_mask_naming_half_the_warp_is_enough) {
     emu_buffer<int> out(32);
     cr_assert_eq(convnd_launch(masked_half_warp_kernel, dim3(1), dim3(32), 0, nullptr, out.p),
                  CONVND_OK, "%s", convnd_last_error());
-    for (int t = 0; t < 16; ++t) cr_assert_eq(out[t], t ^ 1);
+    for (int t = 0; t < 16; ++t)
+        cr_assert_eq(out[t], t ^ 1);
 }

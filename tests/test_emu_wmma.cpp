@@ -35,11 +35,14 @@ __global__ void mma_kernel(const T *a, const T *b, const float *c, float *d) {
     load_matrix_sync(fb, bs[w], K);
     load_matrix_sync(acc, c + w * 256, 16, mem_row_major);
     if constexpr (std::is_same<P, precision::tf32>::value) {
-        for (int i = 0; i < fa.num_elements; ++i) fa.x[i] = convnd_float_to_tf32(fa.x[i]);
-        for (int i = 0; i < fb.num_elements; ++i) fb.x[i] = convnd_float_to_tf32(fb.x[i]);
+        for (int i = 0; i < fa.num_elements; ++i)
+            fa.x[i] = convnd_float_to_tf32(fa.x[i]);
+        for (int i = 0; i < fb.num_elements; ++i)
+            fb.x[i] = convnd_float_to_tf32(fb.x[i]);
     }
     mma_sync(acc, fa, fb, acc);
-    for (int i = 0; i < acc.num_elements; ++i) acc.x[i] *= 2.0f; /* uniform element-wise op */
+    for (int i = 0; i < acc.num_elements; ++i)
+        acc.x[i] *= 2.0f; /* uniform element-wise op */
     store_matrix_sync(d + w * 256, acc, 16, mem_row_major);
 }
 
@@ -58,7 +61,9 @@ __global__ void misaligned_store_kernel(float *d) {
     store_matrix_sync(d + 1, acc, 16, mem_row_major);
 }
 
-template <typename T> T to(float f) { return convnd_from_f32<T>(f); }
+template <typename T> T to(float f) {
+    return convnd_from_f32<T>(f);
+}
 
 /* Runs mma_kernel on random inputs and compares with a double-precision loop over the inputs
  * as the tensor core sees them; f32 accumulation of K products stays within K * 2^-23 of
@@ -77,7 +82,8 @@ template <typename T, typename P, int K> void check_mma(const char *what) {
             fa = convnd_float_to_tf32(fa), fb = convnd_float_to_tf32(fb);
         ad[i] = fa, bd[i] = fb;
     }
-    for (int i = 0; i < 512; ++i) c[i] = uniform();
+    for (int i = 0; i < 512; ++i)
+        c[i] = uniform();
     auto kernel = &mma_kernel<T, P, K>;
     cr_assert_eq(convnd_launch(kernel, dim3(1), dim3(64), 0, nullptr, a.p, b.p, c.p, d.p),
                  CONVND_OK, "%s: %s", what, convnd_last_error());
@@ -99,11 +105,17 @@ template <typename T, typename P, int K> void check_mma(const char *what) {
 
 } // namespace
 
-Test(emu_wmma, f16_m16n16k16_matches_a_loop) { check_mma<convnd_half, convnd_half, 16>("f16"); }
+Test(emu_wmma, f16_m16n16k16_matches_a_loop) {
+    check_mma<convnd_half, convnd_half, 16>("f16");
+}
 
-Test(emu_wmma, bf16_m16n16k16_matches_a_loop) { check_mma<convnd_bf16, convnd_bf16, 16>("bf16"); }
+Test(emu_wmma, bf16_m16n16k16_matches_a_loop) {
+    check_mma<convnd_bf16, convnd_bf16, 16>("bf16");
+}
 
-Test(emu_wmma, tf32_m16n16k8_matches_a_loop) { check_mma<float, precision::tf32, 8>("tf32"); }
+Test(emu_wmma, tf32_m16n16k8_matches_a_loop) {
+    check_mma<float, precision::tf32, 8>("tf32");
+}
 
 Test(emu_wmma, tf32_rounding_is_to_nearest_ties_away) {
     cr_assert_eq(convnd_float_to_tf32(1.0f + 0x1p-11f), 1.0f + 0x1p-10f); /* tie: away */
@@ -117,7 +129,8 @@ Test(emu_wmma, tf32_rounding_is_to_nearest_ties_away) {
 Test(emu_wmma, a_load_from_half_a_warp_is_reported) {
     emu_buffer<convnd_half> a(256);
     emu_buffer<float> d(256);
-    for (int i = 0; i < 256; ++i) a[i] = convnd_from_f32<convnd_half>(1.0f);
+    for (int i = 0; i < 256; ++i)
+        a[i] = convnd_from_f32<convnd_half>(1.0f);
     cr_assert_eq(convnd_launch(half_warp_load_kernel, dim3(1), dim3(32), 0, nullptr, a.p, d.p),
                  CONVND_ERR_DEVICE);
     cr_assert(emu_contains(convnd_last_error(), "load_matrix_sync"), "%s", convnd_last_error());

@@ -30,7 +30,8 @@ static const igemm_case igemm_cases[] = {
     {"vec_2d_same_bias", "fwd 2d N=2 Ci=16 Co=24 I=9,10 K=3 P0=1 P1=1 x=cl w=cl bias"},
     {"vec_2d_tails", "fwd 2d N=3 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1 x=cl w=cl"},
     {"vec_1d_causal_dil", "fwd 1d N=2 Ci=8 Co=16 I=33 K=3 D=2 P0=4 P1=0 x=cl w=cl"},
-    {"vec_3d_causal_silu", "fwd 3d Ci=8 Co=8 I=3,5,6 K=3 P0=2,1,1 P1=0,1,1 x=cl w=cl bias act=silu"},
+    {"vec_3d_causal_silu",
+     "fwd 3d Ci=8 Co=8 I=3,5,6 K=3 P0=2,1,1 P1=0,1,1 x=cl w=cl bias act=silu"},
     {"vec_2d_negative_pad", "fwd 2d Ci=16 Co=8 I=10,9 K=3 S=2 P0=-1,-2 P1=-2,1 x=cl w=cl"},
     {"vec_2d_groups_z", "fwd 2d N=2 Ci=32 Co=48 g=2 I=6,7 K=3 P0=1 P1=1 x=cl w=cl z beta=0.5"},
     {"vec_2d_even_kernel_y_cf", "fwd 2d Ci=8 Co=16 I=8,7 K=4,2 P0=1,0 P1=2,1 x=cl w=cl y=cf"},
@@ -75,7 +76,9 @@ typedef struct igemm_config {
 #define MAX_IGEMM_CONFIGS 32
 static igemm_config igemm_configs[MAX_IGEMM_CONFIGS];
 
-static int is_igemm(const char *name) { return strncmp(name, "igemm_", 6) == 0; }
+static int is_igemm(const char *name) {
+    return strncmp(name, "igemm_", 6) == 0;
+}
 
 static size_t list_igemm_configs(void) {
     size_t n = 0;
@@ -100,7 +103,8 @@ static const numerics *numerics_of(igemm_config ic, size_t *count) {
 
 static uint64_t seed_of(const char *id, uint64_t salt) {
     uint64_t h = 0xcbf29ce484222325ull ^ salt;
-    for (const char *c = id; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    for (const char *c = id; *c; ++c)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
     return h;
 }
 
@@ -115,16 +119,15 @@ static void *upload_misaligned(const void *host, int64_t n, size_t esize, void *
 }
 
 /* Runs c in every thread order with `spec` forced and checks every element. */
-static void run_and_check(test_conv_case *c, const char *spec, const char *what,
-                          const char *text) {
+static void run_and_check(test_conv_case *c, const char *spec, const char *what, const char *text) {
     for (int order = 0; order < test_order_count(); ++order) {
         test_order_apply(order);
         const convnd_status st = test_case_run(c, spec);
         char msg[1024] = "";
         const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
-        cr_expect(ok, "%s %s (order %s): %s%s%s\n  problem: %s", spec, what,
-                  test_order_name(order), st == CONVND_OK ? "" : convnd_status_string(st),
-                  st == CONVND_OK ? "" : ": ", st == CONVND_OK ? msg : convnd_last_error(), text);
+        cr_expect(ok, "%s %s (order %s): %s%s%s\n  problem: %s", spec, what, test_order_name(order),
+                  st == CONVND_OK ? "" : convnd_status_string(st), st == CONVND_OK ? "" : ": ",
+                  st == CONVND_OK ? msg : convnd_last_error(), text);
     }
 }
 
@@ -218,14 +221,14 @@ Test(igemm, refusals_name_the_reason) {
     const char *fwd = "fwd 2d Ci=16 Co=16 I=8 K=3";
     expect_refusal("igemm_tc", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F16, CONVND_MATH_DEFAULT,
                    "forward");
-    expect_refusal("igemm_simt", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F32,
-                   CONVND_MATH_DEFAULT, "forward");
+    expect_refusal("igemm_simt", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F32, CONVND_MATH_DEFAULT,
+                   "forward");
     expect_refusal("igemm_tc", fwd, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
     expect_refusal("igemm_simt", fwd, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
     expect_refusal("igemm_simt", fwd, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
     /* padding so large that 32-bit coordinates could overflow (a valid, tiny problem) */
-    expect_refusal("igemm_tc", "fwd 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000",
-                   CONVND_F16, CONVND_MATH_DEFAULT, "64-bit");
+    expect_refusal("igemm_tc", "fwd 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000", CONVND_F16,
+                   CONVND_MATH_DEFAULT, "64-bit");
 }
 
 /* A forced igemm schedule that does not support the problem is an error with the reason, not
@@ -245,7 +248,8 @@ Test(igemm, forced_unsupported_is_an_error) {
     test_case_free(&c);
 }
 
-/* ---- the planner's table ---------------------------------------------------------------------- */
+/* ---- the planner's table ----------------------------------------------------------------------
+ */
 
 static void expect_plan(const char *problem, const char *expected) {
     convnd_problem p;
@@ -259,19 +263,16 @@ static void expect_plan(const char *problem, const char *expected) {
 
 Test(igemm, planner_routes_gemm_shaped_problems) {
     /* the suite's big GEMMs: large tiles on tensor cores */
-    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl",
-                "igemm_tc:128x128x32_s3");
+    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl", "igemm_tc:128x128x32_s3");
     expect_plan("fwd 3d Ci=128 Co=128 I=5,64,64 K=3 P0=2,1,1 P1=0,1,1 bf16 x=cl w=cl",
                 "igemm_tc:128x128x32_s3");
     expect_plan("fwd 2d N=16 Ci=256 Co=256 I=28 K=1 f16 x=cl w=cl", "igemm_tc:128x128x32_s3");
     expect_plan("fwd 2d N=8 Ci=256 Co=256 I=14 K=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
     /* few output channels or a small image: smaller tiles */
-    expect_plan("fwd 2d N=4 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl",
-                "igemm_tc:64x64x32_s3");
+    expect_plan("fwd 2d N=4 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
     expect_plan("fwd 2d Ci=64 Co=32 I=8 K=3 P0=1 P1=1 f16 x=cl w=cl", "igemm_tc:32x64x32_s2");
     /* f32: TF32 only when allowed, else exact FMA on CUDA cores */
-    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl tf32",
-                "igemm_tc:128x128x32_s3");
+    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl tf32", "igemm_tc:128x128x32_s3");
     expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl", "igemm_simt:128x128x8_s3");
     expect_plan("fwd 2d Ci=16 Co=16 I=8 K=3 P0=1 P1=1", "igemm_simt:32x32x8_s2");
     /* not GEMM-shaped (depthwise, 3-channel stem output) or transposed: not igemm */

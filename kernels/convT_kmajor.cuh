@@ -1,0 +1,138 @@
+/* The transposed weight's 16-byte path: a k-major B tile.
+ *
+ * A channels-last transposed weight [C_in][K...][C_out/g] keeps the GEMM's columns (output
+ * channels) contiguous, so a stage tile stored k-major, B[k * LDB + n], fills with whole 16-byte
+ * cp.async chunks of output channels, where the implicit GEMM's n-major tile (B[n * LD + k],
+ * igemm_load.cuh) would need one element per copy. The math then reads B row-major: the
+ * implicit GEMM's own policies (igemm_mma.cuh) with only the B reads changed (same warp tiles,
+ * accumulators, prologue and hand-off to the epilogue).
+ *
+ * The k-major tile fits the n-major stage's shared memory whenever BK <= BN (every
+ * configuration): BK * (BN + pad) <= BN * (BK + pad). */
+#ifndef CONVND_CONVT_KMAJOR_CUH
+#define CONVND_CONVT_KMAJOR_CUH
+
+#include "igemm_geometry.cuh"
+#include "igemm_mma.cuh"
+
+namespace CONVND_NS {
+
+/* Row stride of a k-major B tile: BN elements plus 16 bytes (16-byte aligned rows for cp.async
+ * and WMMA, consecutive rows 4 banks apart). */
+template <typename T, int BN> struct convT_ldb {
+    static constexpr int value = BN + 16 / (int)sizeof(T);
+};
+
+/* B rows k (input channels of the k-tile), 16-byte chunks of output channels n0.. along the row.
+ * Needs ws[0] (next output channel) == 1, cout_g a multiple of the chunk (so a chunk is all in
+ * range or all out), every other weight stride a multiple of the chunk and a 16-byte aligned
+ * base (convT_pick_path). */
+template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_kmajor_loader {
+    static constexpr int VEC = 16 / (int)sizeof(T);
+    static constexpr int CHUNKS = BN / VEC; /* chunks per tile row */
+    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
+    /* more threads than chunks (small tiles): one pass, the surplus threads idle */
+    static constexpr int PASSES = BK > ROWS_PER_PASS ? BK / ROWS_PER_PASS : 1;
+    static constexpr bool SURPLUS = ROWS_PER_PASS > BK;
+    static_assert(BN % VEC == 0 && THREADS % CHUNKS == 0 &&
+                      (BK % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BK == 0),
+                  "k-major B loader: tile does not split evenly over the threads");
+    static_assert(LDB % VEC == 0, "k-major B rows must stay 16-byte aligned");
+
+    int32_t col;  /* first output channel of this thread's chunk within the tile row */
+    int32_t base; /* the group's first input channel + the chunk's output channel; -1: past
+                     cout_g */
+
+    __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
+                                         int tid) {
+        col = (tid % CHUNKS) * VEC;
+        const int32_t n = n0 + col;
+        base = n < g.cout_g ? n + group * g.cin_g * g.ws[1] : -1; /* ws[0] == 1 */
+    }
+
+    __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
+                                         const igemm_k_iter &it, int tid) const {
+        const int32_t tap = it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
+        CONVND_UNROLL(8)
+        for (int p = 0; p < PASSES; ++p) {
+            const int k = tid / CHUNKS + p * ROWS_PER_PASS;
+            if (SURPLUS && k >= BK) break;
+            const int32_t c = it.c0 + k;
+            const bool ok = base >= 0 && c < g.cin_g;
+            convnd_cp_async<16>(tile + k * LDB + col, ok ? w + (base + tap + c * g.ws[1]) : w, ok);
+        }
+    }
+};
+
+/* The WMMA operand types of T, with B row-major. */
+template <typename T> struct convT_wmma_input { using type = T; };
+template <> struct convT_wmma_input<float> { using type = convnd_wmma::precision::tf32; };
+
+/* igemm_tc_mma reading a k-major B tile. */
+template <typename T, int BM, int BN, int BK, int LD, int LDB, int WARPS_M, int WARPS_N>
+struct convT_tc_mma_kmajor : igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N> {
+    using base = igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N>;
+    using traits = typename base::traits;
+    using b_frag =
+        convnd_wmma::fragment<convnd_wmma::matrix_b, 16, 16, traits::KSTEP,
+                              typename convT_wmma_input<T>::type, convnd_wmma::row_major>;
+    static_assert(BK <= BN, "a k-major B tile must fit the n-major stage");
+
+    __device__ __forceinline__ void compute(const T *a_tile, const T *b_tile) {
+        CONVND_UNROLL(8)
+        for (int k = 0; k < BK; k += traits::KSTEP) {
+            b_frag b[base::FN];
+            CONVND_UNROLL(8)
+            for (int j = 0; j < base::FN; ++j) {
+                convnd_wmma::load_matrix_sync(b[j], b_tile + k * LDB + this->wn0 + 16 * j, LDB);
+                traits::prepare(b[j]);
+            }
+            CONVND_UNROLL(8)
+            for (int i = 0; i < base::FM; ++i) {
+                typename traits::a_frag a;
+                convnd_wmma::load_matrix_sync(a, a_tile + (this->wm0 + 16 * i) * LD + k, LD);
+                traits::prepare(a);
+                CONVND_UNROLL(8)
+                for (int j = 0; j < base::FN; ++j)
+                    convnd_wmma::mma_sync(this->acc[i][j], a, b[j], this->acc[i][j]);
+            }
+        }
+    }
+};
+
+/* igemm_simt_mma reading a k-major B tile: four k at a time as there, B one element per k (a
+ * warp reads consecutive columns, conflict-free), the same FMA order. */
+template <int BM, int BN, int BK, int LD, int LDB, int TM, int TN>
+struct convT_simt_mma_kmajor : igemm_simt_mma<BM, BN, BK, LD, TM, TN> {
+    using base = igemm_simt_mma<BM, BN, BK, LD, TM, TN>;
+    static_assert(BK <= BN, "a k-major B tile must fit the n-major stage");
+
+    __device__ __forceinline__ void compute(const float *a_tile, const float *b_tile) {
+        CONVND_UNROLL(8)
+        for (int k = 0; k < BK; k += 4) {
+            float4 a[TM];
+            CONVND_UNROLL(8)
+            for (int i = 0; i < TM; ++i)
+                a[i] =
+                    *reinterpret_cast<const float4 *>(a_tile + (this->ty + i * base::TY) * LD + k);
+            CONVND_UNROLL(8)
+            for (int j = 0; j < TN; ++j) {
+                const float *b = b_tile + k * LDB + this->tx + j * base::TX;
+                const float b0 = b[0], b1 = b[LDB], b2 = b[2 * LDB], b3 = b[3 * LDB];
+                CONVND_UNROLL(8)
+                for (int i = 0; i < TM; ++i) {
+                    float s = this->acc[i][j];
+                    s = fmaf(a[i].x, b0, s);
+                    s = fmaf(a[i].y, b1, s);
+                    s = fmaf(a[i].z, b2, s);
+                    s = fmaf(a[i].w, b3, s);
+                    this->acc[i][j] = s;
+                }
+            }
+        }
+    }
+};
+
+} // namespace CONVND_NS
+
+#endif

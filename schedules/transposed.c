@@ -1,0 +1,198 @@
+/* Registry entries of the phase-decomposed transposed convolution (kernels/convT_*.cu): the
+ * output split into its S0*S1*S2 phases (o mod S per dimension), each an implicit GEMM over only
+ * the taps that reach it (kernels/convT_geometry.cuh derives them), all phases in one grid, on
+ * the implicit GEMM's own kernel body and tiles. No zero insertion, no multiply by a
+ * structurally-zero tap.
+ *
+ *   convT_tc    tensor cores (WMMA): f16, bf16, and f32 when the caller allows TF32
+ *   convT_simt  CUDA cores, f32 with exact FMA (any math setting)
+ *
+ * Configurations are the implicit GEMM's tiles (kernels/igemm_configs.h), same names. Every
+ * configuration handles every transposed problem of its dtypes within the limits below: 1/2/3-D,
+ * groups, stride, dilation, asymmetric and negative padding (cropping, and the bias-only
+ * extension of a negative padding_after), both layouts (mixed too), any channel count, the
+ * epilogue. Stride 1 is the same code with one phase: the forward GEMM with the weight read
+ * transposed and flipped. Channels-last x with C_in/g a multiple of 16 bytes takes the 16-byte
+ * cp.async path for x (a pointwise variant of it when no phase has two taps along a dimension);
+ * the transposed weight is always gathered per element (picked at launch, not refused).
+ *
+ * Refused (supports() says why): forward mode; strides above 16 in a dimension or more than 64
+ * phases (kernels/convT_limits.h: the phase tables travel in the kernel's parameters); problems
+ * needing 64-bit indices; grids past 65535 groups or column blocks.
+ *
+ * Heuristic table (worth_routing; the planner takes the first (schedule, config) in registry
+ * order that supports the problem and is worth routing, so convT_tc's rows come first):
+ *
+ *   schedule    config         worth routing when (tiles = ceil(M/BM) * ceil(cout_g/BN) * groups,
+ *                              M = N*prod(O), the rows of all phases together)
+ *   ----------  -------------  ---------------------------------------------------------------
+ *   convT_tc    128x128x32_s3  GEMM-shaped (below), cout_g >= 96 and tiles >= 96
+ *   convT_tc    64x64x32_s3    GEMM-shaped, cout_g >= 48 and tiles >= 96
+ *   convT_tc    32x64x32_s2    GEMM-shaped (small outputs or few output channels)
+ *   convT_simt  128x128x8_s3   GEMM-shaped, cout_g >= 96 and tiles >= 96 (exact f32)
+ *   convT_simt  64x64x8_s3     GEMM-shaped, cout_g >= 48 and tiles >= 96
+ *   convT_simt  32x32x8_s2     GEMM-shaped
+ *
+ *   GEMM-shaped: C_in/g >= 8 and C_out/g >= 8, as for the forward implicit GEMM (the same
+ *   tiles, the same reasons: below that a k-tile or a column block is mostly zeros, and the
+ *   direct schedule, which the planner falls back to, wins on such depthwise-like problems).
+ *   tiles >= 96: 3/4 of a wave on an H200's 132 SMs; cout_g >= 3/4 BN: at most a quarter of
+ *   the tile's columns idle. The phase split costs a partial row block per phase, which these
+ *   counts ignore (at most S0*S1*S2 extra blocks). */
+#include "registry.h"
+#include "error.h"
+#include "problem_internal.h"
+#include "refuse.h"
+#include "igemm_configs.h"
+#include "convT_limits.h"
+
+CONVND_DECLARE_LAUNCHER(convT_tc_f16);
+CONVND_DECLARE_LAUNCHER(convT_tc_bf16);
+CONVND_DECLARE_LAUNCHER(convT_tc_tf32);
+CONVND_DECLARE_LAUNCHER(convT_simt);
+
+/* kernels/igemm_limits.cu: the kernels use 32-bit indices. */
+int convnd_igemm_needs_index64(const convnd_conv_params *p);
+
+typedef struct convT_tile {
+    int32_t bm, bn;
+} convT_tile;
+
+#define CONVND_CONVT_NAME(cname, ...) #cname,
+#define CONVND_CONVT_TILE(cname, BM, BN, ...) {BM, BN},
+static const char *const convT_tc_configs[] = {CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_NAME)};
+static const convT_tile convT_tc_tiles[] = {CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_TILE)};
+static const char *const convT_simt_configs[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_CONVT_NAME)};
+static const convT_tile convT_simt_tiles[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_CONVT_TILE)};
+#undef CONVND_CONVT_NAME
+#undef CONVND_CONVT_TILE
+
+#define CONVT_COUNT(a) ((int32_t)(sizeof(a) / sizeof(a[0])))
+
+/* What both schedules share: transposed mode, the phase limits, 32-bit indices, grid limits. */
+static int32_t convT_supports_common(const convnd_problem *p, const convT_tile *tile,
+                                     char *reason, size_t reason_len) {
+    if (p->mode != CONVND_TRANSPOSED)
+        return convnd_refuse(reason, reason_len,
+                             "mode=%s: convT implements transposed convolution only (igemm_tc "
+                             "and igemm_simt run forward ones)",
+                             convnd_mode_name(p->mode));
+    convnd_conv_params params;
+    if (convnd_params_from_problem(p, &params) != CONVND_OK)
+        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
+    int64_t phases = 1;
+    for (int t = 0; t < 3; ++t) {
+        if (params.s[t] > CONVND_CONVT_MAX_STRIDE)
+            return convnd_refuse(reason, reason_len,
+                                 "stride=%lld in a dimension: convT handles strides up to %d "
+                                 "(its phase tables are kernel parameters)",
+                                 (long long)params.s[t], CONVND_CONVT_MAX_STRIDE);
+        phases *= params.s[t];
+    }
+    if (phases > CONVND_CONVT_MAX_PHASES)
+        return convnd_refuse(reason, reason_len,
+                             "strides %lld x %lld x %lld make %lld output phases: convT handles "
+                             "up to %d",
+                             (long long)params.s[0], (long long)params.s[1],
+                             (long long)params.s[2], (long long)phases, CONVND_CONVT_MAX_PHASES);
+    if (convnd_igemm_needs_index64(&params))
+        return convnd_refuse(reason, reason_len,
+                             "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a "
+                             "padding this large): convT indexes in 32 bits",
+                             (long long)params.x_numel, (long long)params.w_numel,
+                             (long long)params.y_numel);
+    if (params.groups > 65535)
+        return convnd_refuse(reason, reason_len, "groups=%lld exceeds the grid's 65535 z blocks",
+                             (long long)params.groups);
+    if ((params.cout_g + tile->bn - 1) / tile->bn > 65535)
+        return convnd_refuse(reason, reason_len,
+                             "C_out/groups=%lld needs more than 65535 column blocks of %d",
+                             (long long)params.cout_g, (int)tile->bn);
+    return 1;
+}
+
+static int32_t convT_tc_supports(const convnd_problem *p, int32_t config, char *reason,
+                                 size_t reason_len) {
+    if (config < 0 || config >= CONVT_COUNT(convT_tc_configs))
+        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
+    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+        return convnd_refuse(reason, reason_len,
+                             "dtype=f32 with math=default (exact FMA): tensor cores need "
+                             "math=ALLOW_TF32 (convT_simt runs exact f32)");
+    if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
+        return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
+    return convT_supports_common(p, &convT_tc_tiles[config], reason, reason_len);
+}
+
+static int32_t convT_simt_supports(const convnd_problem *p, int32_t config, char *reason,
+                                   size_t reason_len) {
+    if (config < 0 || config >= CONVT_COUNT(convT_simt_configs))
+        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
+    if (p->dtype != CONVND_F32)
+        return convnd_refuse(reason, reason_len,
+                             "dtype=%s: the CUDA-core convT is f32 only (convT_tc runs f16 and "
+                             "bf16)",
+                             convnd_dtype_name(p->dtype));
+    return convT_supports_common(p, &convT_simt_tiles[config], reason, reason_len);
+}
+
+/* The heuristic table in the header comment. Configs are listed largest first, and the last
+ * one takes whatever GEMM-shaped problem the larger tiles would not fill the GPU with. */
+static int32_t convT_worth_routing(const convnd_problem *p, const convT_tile *tiles,
+                                   int32_t count, int32_t config) {
+    if (p->mode != CONVND_TRANSPOSED || config < 0 || config >= count) return 0;
+    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
+    if (cin_g < 8 || cout_g < 8) return 0;
+    if (config == count - 1) return 1;
+    int64_t out[CONVND_MAX_DIMS];
+    if (convnd_output_size(p, out) != CONVND_OK) return 0;
+    int64_t m = p->N; /* fits: validation bounded the element counts */
+    for (int32_t t = 0; t < p->dims; ++t) m *= out[t];
+    const convT_tile *tile = &tiles[config];
+    const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
+                          (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
+    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 96.0;
+}
+
+static int32_t convT_tc_worth_routing(const convnd_problem *p, int32_t config) {
+    return convT_worth_routing(p, convT_tc_tiles, CONVT_COUNT(convT_tc_tiles), config);
+}
+
+static int32_t convT_simt_worth_routing(const convnd_problem *p, int32_t config) {
+    return convT_worth_routing(p, convT_simt_tiles, CONVT_COUNT(convT_simt_tiles), config);
+}
+
+static convnd_status convT_tc_launch(const convnd_launch_args *a) {
+    switch (a->params.dtype) {
+    case CONVND_F16:
+        return CONVND_CALL_LAUNCHER(convT_tc_f16, a);
+    case CONVND_BF16:
+        return CONVND_CALL_LAUNCHER(convT_tc_bf16, a);
+    default:
+        return CONVND_CALL_LAUNCHER(convT_tc_tf32, a);
+    }
+}
+
+static convnd_status convT_simt_launch(const convnd_launch_args *a) {
+    return CONVND_CALL_LAUNCHER(convT_simt, a);
+}
+
+const convnd_schedule convnd_schedule_convT_tc = {
+    .name = "convT_tc",
+    .num_configs = CONVT_COUNT(convT_tc_configs),
+    .config_names = convT_tc_configs,
+    .supports = convT_tc_supports,
+    .worth_routing = convT_tc_worth_routing,
+    .workspace_size = NULL,
+    .launch = convT_tc_launch,
+};
+
+const convnd_schedule convnd_schedule_convT_simt = {
+    .name = "convT_simt",
+    .num_configs = CONVT_COUNT(convT_simt_configs),
+    .config_names = convT_simt_configs,
+    .supports = convT_simt_supports,
+    .worth_routing = convT_simt_worth_routing,
+    .workspace_size = NULL,
+    .launch = convT_simt_launch,
+};

@@ -1,0 +1,389 @@
+/* Phase-decomposed transposed convolution (convT_tc, convT_simt), beyond the shared
+ * forced-schedule suite:
+ *   - every configuration over cases aimed at the phase decomposition (unequal tap counts per
+ *     phase, phases without taps, dilation sharing a factor with the stride, negative P0 and
+ *     P1, cropping past the kernel, the bias-only extension, stride 1, the 64-phase limit) and
+ *     at the load paths (x's 16-byte vector path, its pointwise variant, the gather path), tile
+ *     tails, groups, layouts and the epilogue, in every dtype the schedule runs, against the
+ *     CPU reference, each case in every thread order;
+ *   - seeded random transposed problems over 1/2/3-D, strides 1-4, dilation 1-3, kernels 1-16;
+ *   - misaligned x, which must drop to the gather path;
+ *   - supports() refusals with their reasons, and the planner's routing. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "schedule.h"
+#include "test_conv_case.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+#include "test_random.h"
+#include "test_random_problem.h"
+
+/* Cases: the dtype in the text is replaced by each dtype the schedule runs. Channel counts that
+ * are multiples of 8 take x's vector path for every dtype when x is channels-last. */
+typedef struct convT_case {
+    const char *id;
+    const char *problem;
+    int z_in_place;
+} convT_case;
+
+static const convT_case convT_cases[] = {
+    /* decoder upsampling: K=3 S=2 (phases with 4/2/2/1 taps, output_padding 1), K=4 S=2 */
+    {"vae_k3s2_op1", "tr 2d N=2 Ci=16 Co=24 I=7,6 K=3 S=2 P0=1 P1=0 x=cl w=cl bias", 0},
+    {"k4s2", "tr 2d Ci=16 Co=16 I=6,5 K=4 S=2 P0=1 P1=1 x=cl w=cl act=relu", 0},
+    {"k4s2_cf", "tr 2d N=2 Ci=12 Co=10 I=5,6 K=4 S=2 P0=1 P1=1 bias", 0},
+    /* K <= S: one tap per phase, x's pointwise vector path */
+    {"k2s2_pointwise", "tr 2d N=2 Ci=24 Co=40 I=5,6 K=2 S=2 x=cl w=cl bias act=relu", 0},
+    {"k1s4_sparse_extension", "tr 2d Ci=16 Co=8 I=5 K=1 S=4 P0=0 P1=-2 x=cl w=cl bias", 0},
+    {"1d_s16_k16", "tr 1d N=2 Ci=8 Co=8 I=5 K=16 S=16 P0=3 P1=-5 x=cl w=cl bias", 0},
+    /* stride 1: the forward GEMM with the kernel flipped, padding E-1-P0 possibly negative */
+    {"s1_same", "tr 2d Ci=16 Co=8 I=7,8 K=3 P0=1 P1=1 x=cl w=cl", 0},
+    {"s1_negative_pad", "tr 2d Ci=8 Co=8 I=6 K=3 P0=-1,3 P1=2,-2", 0},
+    {"s1_k16_dil3_crop", "tr 1d Ci=5 Co=6 I=9 K=16 D=3 P0=20 P1=-3 bias", 0},
+    /* dilation: coprime with S, and sharing a factor with S (phases without taps) */
+    {"s3_dil2", "tr 1d N=2 Ci=8 Co=12 I=11 K=5 S=3 D=2 P0=2 P1=-2 x=cl w=cl", 0},
+    {"s4_dil2_gcd", "tr 1d Ci=8 Co=8 I=9 K=5 S=4 D=2 P0=-1 P1=-3", 0},
+    {"s3_dil3_gcd", "tr 2d Ci=8 Co=8 I=4,5 K=3 S=3 D=3 P0=1,-2 P1=0,2 x=cl w=cl", 0},
+    {"s4_k16", "tr 1d Ci=8 Co=8 I=10 K=16 S=4 P0=6 P1=-1 x=cl w=cl", 0},
+    {"s2_k7_dil3", "tr 2d Ci=9 Co=7 I=4,3 K=7,5 S=2,3 D=3,2 P0=4,-1 P1=-1,5", 0},
+    /* cropping past the kernel, and negative P0 (an extension before the first output) */
+    {"large_crop", "tr 2d Ci=8 Co=8 I=6 K=3 S=2 P0=4 P1=3 x=cl w=cl", 0},
+    {"negative_p0", "tr 2d Ci=8 Co=8 I=4,5 K=3 S=2 P0=-2,-1 P1=-1,-3 x=cl w=cl bias", 0},
+    /* groups */
+    {"groups_vec_z", "tr 2d N=2 Ci=32 Co=48 g=2 I=5,4 K=3 S=2 P0=1 P1=0 x=cl w=cl z beta=0.5", 0},
+    {"groups_cf_tails", "tr 2d Ci=18 Co=15 g=3 I=5 K=4,3 S=2,3 D=1,2 P0=2,0 P1=-1,1", 0},
+    /* 3-D, and the 64-phase limit */
+    {"3d_s2", "tr 3d Ci=8 Co=8 I=3,4,3 K=3 S=2 P0=1 P1=0 x=cl w=cl bias act=silu", 0},
+    {"3d_s4_64_phases", "tr 3d Ci=4 Co=4 I=2,2,3 K=4,5,3 S=4 D=1,1,2 P0=1,-1,0 P1=-2,1,0", 0},
+    /* layouts */
+    {"x_cf_w_cl_y_cl", "tr 2d Ci=8 Co=8 I=4,5 K=3 S=2 x=cf w=cl y=cl", 0},
+    {"x_cl_w_cf_y_cf", "tr 2d Ci=8 Co=8 I=4,5 K=3 S=2 P0=1 P1=0 x=cl w=cf y=cf", 0},
+    /* tails: input channels past a k-tile, output channels past a column block, rows past M */
+    {"cin_tail", "tr 2d Ci=40 Co=8 I=4 K=3 S=2 P0=1 P1=0 x=cl w=cl", 0},
+    {"multi_block", "tr 2d N=2 Ci=16 Co=136 I=9,10 K=3 S=2 P0=1 P1=0 x=cl w=cl bias", 0},
+    /* epilogue */
+    {"in_place_gelu", "tr 2d Ci=8 Co=8 I=4 K=4 S=2 P0=1 P1=1 x=cl w=cl bias z beta=1 act=gelu", 1},
+    {"alpha_beta", "tr 1d Ci=8 Co=5 I=9 K=3 S=2 P0=0 P1=-1 bias z alpha=1.5 beta=-0.5", 0},
+    /* no input channels: the epilogue alone */
+    {"zero_in_channels_bias", "tr 2d Ci=0 Co=4 I=3 K=3 S=2 bias", 0},
+};
+#define CONVT_CASES (sizeof convT_cases / sizeof convT_cases[0])
+
+typedef struct numerics {
+    convnd_dtype dtype;
+    convnd_math math;
+} numerics;
+
+static const numerics tc_numerics[] = {
+    {CONVND_F16, CONVND_MATH_DEFAULT},
+    {CONVND_BF16, CONVND_MATH_DEFAULT},
+    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
+};
+static const numerics simt_numerics[] = {
+    {CONVND_F32, CONVND_MATH_DEFAULT},
+};
+
+typedef struct convT_config {
+    int32_t schedule, config;
+} convT_config;
+
+#define MAX_CONVT_CONFIGS 32
+static convT_config convT_configs[MAX_CONVT_CONFIGS];
+
+static int is_convT(const char *name) { return strncmp(name, "convT_", 6) == 0; }
+
+static size_t list_convT_configs(void) {
+    size_t n = 0;
+    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
+        if (is_convT(convnd_schedule_table[i]->name))
+            for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
+                if (n < MAX_CONVT_CONFIGS) convT_configs[n++] = (convT_config){i, c};
+    return n;
+}
+
+static void spec_of(convT_config cc, char *buf, size_t len) {
+    const convnd_schedule *s = convnd_schedule_table[cc.schedule];
+    snprintf(buf, len, "%s:%s", s->name, s->config_names[cc.config]);
+}
+
+static const numerics *numerics_of(convT_config cc, size_t *count) {
+    const int tc = strcmp(convnd_schedule_table[cc.schedule]->name, "convT_tc") == 0;
+    *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
+                : sizeof simt_numerics / sizeof simt_numerics[0];
+    return tc ? tc_numerics : simt_numerics;
+}
+
+static uint64_t seed_of(const char *id, uint64_t salt) {
+    uint64_t h = 0xcbf29ce484222325ull ^ salt;
+    for (const char *c = id; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    return h;
+}
+
+/* Runs c in every thread order with `spec` forced and checks every element. */
+static void run_and_check(test_conv_case *c, const char *spec, const char *what,
+                          const char *text) {
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        const convnd_status st = test_case_run(c, spec);
+        char msg[1024] = "";
+        const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
+        cr_expect(ok, "%s %s (order %s%s): %s%s%s\n  problem: %s", spec, what,
+                  test_order_name(order), c->z_in_place ? ", z == y" : "",
+                  st == CONVND_OK ? "" : convnd_status_string(st), st == CONVND_OK ? "" : ": ",
+                  st == CONVND_OK ? msg : convnd_last_error(), text);
+    }
+}
+
+/* Sets up p (which spec must support), runs and checks it. */
+static void run_problem(const char *spec, const convnd_problem *p, const char *id,
+                        int z_in_place, uint64_t seed) {
+    char err[512], text[512], reason[512], what[128];
+    convnd_problem_format(text, sizeof text, p);
+    cr_assert(convnd_schedule_supports(spec, p, reason, sizeof reason),
+              "%s refuses case %s: %s\n  problem: %s", spec, id, reason, text);
+    test_conv_case c;
+    cr_assert(test_case_init(&c, p, z_in_place, seed, err, sizeof err),
+              "%s case %s: setup failed: %s\n  problem: %s", spec, id, err, text);
+    snprintf(what, sizeof what, "case %s", id);
+    run_and_check(&c, spec, what, text);
+    test_case_free(&c);
+}
+
+TestSuite(transposed, .timeout = 900);
+
+ParameterizedTestParameters(transposed, phase_cases) {
+    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+}
+
+ParameterizedTest(convT_config *cc, transposed, phase_cases) {
+    char spec[128];
+    spec_of(*cc, spec, sizeof spec);
+    size_t nnum;
+    const numerics *num = numerics_of(*cc, &nnum);
+    for (size_t i = 0; i < CONVT_CASES; ++i)
+        for (size_t k = 0; k < nnum; ++k) {
+            convnd_problem p;
+            char err[512];
+            cr_assert(test_problem_parse(convT_cases[i].problem, &p, err, sizeof err), "%s", err);
+            cr_assert(convnd_validate(&p) == CONVND_OK, "case %s is invalid: %s",
+                      convT_cases[i].id, convnd_last_error());
+            p.dtype = num[k].dtype;
+            p.math = num[k].math;
+            run_problem(spec, &p, convT_cases[i].id, convT_cases[i].z_in_place,
+                        seed_of(convT_cases[i].id, k));
+        }
+}
+
+/* ---- random transposed problems ------------------------------------------------------------ */
+
+/* A valid transposed problem: dims 1-3, strides 1-4, dilation 1-3, kernels 1-16 (1-D; 2-D up
+ * to 6, 3-D up to 3 to stay small), padding from an extension of S+1 outputs past either end to
+ * cropping past the kernel, 1-20 channels per group (often multiples of 8: x's vector path),
+ * groups 1-3, any layouts, the epilogue, and the schedule's numerics. */
+static void random_transposed(test_rng *r, const numerics *num, size_t nnum, convnd_problem *p,
+                              int *z_in_place) {
+    static const int64_t kmax[] = {16, 6, 3}, imax[] = {12, 6, 3};
+    for (;;) {
+        convnd_problem_init(p, (int32_t)test_rng_int(r, 1, 3));
+        p->mode = CONVND_TRANSPOSED;
+        p->N = test_rng_int(r, 1, 2);
+        p->groups = test_rng_int(r, 1, 3);
+        const int vec = test_rng_int(r, 0, 1);
+        p->C_in = p->groups * (vec ? 8 * test_rng_int(r, 1, 2) : test_rng_int(r, 1, 20));
+        p->C_out = p->groups * test_rng_int(r, 1, 20);
+        for (int32_t t = 0; t < p->dims; ++t) {
+            p->kernel[t] = test_rng_int(r, 1, kmax[p->dims - 1]);
+            p->stride[t] = test_rng_int(r, 1, 4);
+            p->dilation[t] = test_rng_int(r, 1, 3);
+            const int64_t e = p->dilation[t] * (p->kernel[t] - 1) + 1;
+            p->pad_before[t] = test_rng_int(r, -p->stride[t] - 1, e);
+            p->pad_after[t] = test_rng_int(r, -p->stride[t] - 1, e);
+            p->input[t] = test_rng_int(r, 1, imax[p->dims - 1]);
+        }
+        const numerics *n = &num[test_rng_int(r, 0, (int64_t)nnum - 1)];
+        p->dtype = n->dtype;
+        p->math = n->math;
+        p->x_layout = (convnd_layout)test_rng_int(r, 0, 1);
+        p->w_layout = (convnd_layout)test_rng_int(r, 0, 1);
+        p->y_layout = (convnd_layout)test_rng_int(r, 0, 2);
+        p->has_bias = (int32_t)test_rng_int(r, 0, 1);
+        p->has_z = (int32_t)test_rng_int(r, 0, 1);
+        p->alpha = test_rng_int(r, 0, 1) ? 1.0f : 0.75f;
+        p->beta = p->has_z ? (test_rng_int(r, 0, 1) ? 1.0f : -0.5f) : 0.0f;
+        p->activation = (convnd_activation)test_rng_int(r, 0, 3);
+        *z_in_place = (int)test_rng_int(r, 0, 1);
+        if (convnd_validate(p) != CONVND_OK) continue;
+        const int64_t outputs = test_problem_outputs(p);
+        if (outputs < 1 || outputs > 6000 || test_problem_macs(p) > 400000) continue;
+        return;
+    }
+}
+
+#define RANDOM_TRANSPOSED 20
+
+ParameterizedTestParameters(transposed, random_problems) {
+    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+}
+
+ParameterizedTest(convT_config *cc, transposed, random_problems) {
+    char spec[128];
+    spec_of(*cc, spec, sizeof spec);
+    size_t nnum;
+    const numerics *num = numerics_of(*cc, &nnum);
+    for (int i = 0; i < RANDOM_TRANSPOSED; ++i) {
+        test_rng r = test_rng_seed(0x7a45e000u + (uint64_t)i);
+        convnd_problem p;
+        int z_in_place;
+        random_transposed(&r, num, nnum, &p, &z_in_place);
+        char id[32];
+        snprintf(id, sizeof id, "random#%d", i);
+        run_problem(spec, &p, id, z_in_place, test_rng_next(&r));
+    }
+}
+
+/* ---- misaligned x: the vector path's alignment test must send it down the gather path ------- */
+
+/* Device copy of host data of n elements, starting one element past a 16-byte boundary. *base
+ * receives the allocation to free. */
+static void *upload_misaligned(const void *host, int64_t n, size_t esize, void **base) {
+    *base = NULL;
+    if (convnd_malloc(base, esize * (size_t)(n + 1)) != CONVND_OK) return NULL;
+    char *p = (char *)*base + esize;
+    if (convnd_memcpy_h2d(p, host, esize * (size_t)n) != CONVND_OK) return NULL;
+    return p;
+}
+
+ParameterizedTestParameters(transposed, misaligned_x) {
+    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+}
+
+ParameterizedTest(convT_config *cc, transposed, misaligned_x) {
+    char spec[128];
+    spec_of(*cc, spec, sizeof spec);
+    size_t nnum;
+    const numerics *num = numerics_of(*cc, &nnum);
+    static const char *const problems[] = {
+        "tr 2d N=2 Ci=16 Co=24 I=5,4 K=3 S=2 P0=1 P1=0 x=cl w=cl bias",
+        "tr 2d N=2 Ci=16 Co=24 I=5,4 K=2 S=2 x=cl w=cl",
+    };
+    for (size_t i = 0; i < sizeof problems / sizeof problems[0]; ++i) {
+        convnd_problem p;
+        char err[512], text[512];
+        cr_assert(test_problem_parse(problems[i], &p, err, sizeof err), "%s", err);
+        p.dtype = num[0].dtype;
+        p.math = num[0].math;
+        convnd_problem_format(text, sizeof text, &p);
+        test_conv_case c;
+        cr_assert(test_case_init(&c, &p, 0, seed_of(problems[i], 7), err, sizeof err), "%s", err);
+        void *xb = NULL;
+        void *x = upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
+        cr_assert(x, "%s: device upload failed", spec);
+        void *const dx = c.dx;
+        c.dx = x;
+        run_and_check(&c, spec, "misaligned x", text);
+        c.dx = dx;
+        convnd_free(xb);
+        test_case_free(&c);
+    }
+}
+
+/* ---- supports(): refusals name the reason ---------------------------------------------------- */
+
+static void expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
+                           convnd_math math, const char *needle) {
+    convnd_problem p;
+    char err[256], reason[512] = "";
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    p.dtype = dtype;
+    p.math = math;
+    cr_expect(!convnd_schedule_supports(spec, &p, reason, sizeof reason),
+              "%s should refuse %s (dtype %d, math %d)", spec, problem, (int)dtype, (int)math);
+    cr_expect(strstr(reason, needle) != NULL, "%s: reason '%s' lacks '%s'", spec, reason, needle);
+}
+
+Test(transposed, refusals_name_the_reason) {
+    const char *tr = "tr 2d Ci=16 Co=16 I=8 K=3 S=2";
+    expect_refusal("convT_tc", "fwd 2d Ci=16 Co=16 I=8 K=3", CONVND_F16, CONVND_MATH_DEFAULT,
+                   "transposed");
+    expect_refusal("convT_simt", "fwd 2d Ci=16 Co=16 I=8 K=3", CONVND_F32, CONVND_MATH_DEFAULT,
+                   "transposed");
+    expect_refusal("convT_tc", tr, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
+    expect_refusal("convT_simt", tr, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
+    expect_refusal("convT_simt", tr, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
+    expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=3 S=17", CONVND_F16, CONVND_MATH_DEFAULT,
+                   "stride=17");
+    expect_refusal("convT_tc", "tr 3d Ci=8 Co=8 I=2 K=3 S=4,4,5", CONVND_F16,
+                   CONVND_MATH_DEFAULT, "80 output phases");
+    expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000",
+                   CONVND_F16, CONVND_MATH_DEFAULT, "64-bit");
+}
+
+/* A forced convT schedule that does not support the problem is an error with the reason, not a
+ * silent fallback, and y stays untouched. */
+Test(transposed, forced_unsupported_is_an_error) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse("tr 1d Ci=8 Co=8 I=6 K=3 S=20", &p, err, sizeof err), "%s", err);
+    test_conv_case c;
+    cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
+    const convnd_status st = test_case_run(&c, "convT_simt:32x32x8_s2");
+    cr_expect_eq(st, CONVND_ERR_UNSUPPORTED, "status %s", convnd_status_string(st));
+    cr_expect(strstr(convnd_last_error(), "stride=20") != NULL, "message: %s",
+              convnd_last_error());
+    for (int64_t i = 0; i < c.yd.numel; ++i)
+        cr_assert(test_is_poison(p.dtype, c.hy, i), "y[%lld] was written", (long long)i);
+    test_case_free(&c);
+}
+
+/* ---- the planner's table (schedules/transposed.c) -------------------------------------------- */
+
+static void plan_of(const char *problem, char *plan, size_t len) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    cr_assert_eq(convnd_plan_name(&p, NULL, plan, len), CONVND_OK, "%s", convnd_last_error());
+}
+
+static void expect_plan(const char *problem, const char *expected) {
+    char plan[128];
+    plan_of(problem, plan, sizeof plan);
+    cr_expect(strcmp(plan, expected) == 0, "plan for '%s' is %s, expected %s", problem, plan,
+              expected);
+}
+
+Test(transposed, planner_routes_transposed_problems) {
+    /* the decoder layers: big tiles on tensor cores */
+    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl",
+                "convT_tc:128x128x32_s3");
+    expect_plan("tr 2d N=4 Ci=256 Co=256 I=32 K=4 S=2 P0=1 P1=1 f16 x=cl w=cl",
+                "convT_tc:128x128x32_s3");
+    expect_plan("tr 3d Ci=128 Co=128 I=4,32,32 K=3 S=1,2,2 P0=1 P1=1,0,0 bf16 x=cl w=cl",
+                "convT_tc:128x128x32_s3");
+    /* stride 1 and a 1-D vocoder upsampler */
+    expect_plan("tr 2d N=8 Ci=256 Co=256 I=32 K=3 P0=1 P1=1 f16 x=cl w=cl",
+                "convT_tc:128x128x32_s3");
+    expect_plan("tr 1d Ci=64 Co=32 I=100 K=16 S=8 P0=4 P1=4 f16 x=cl w=cl",
+                "convT_tc:32x64x32_s2");
+    /* f32: TF32 only when allowed, else exact FMA on CUDA cores */
+    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl tf32",
+                "convT_tc:128x128x32_s3");
+    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl",
+                "convT_simt:128x128x8_s3");
+    expect_plan("tr 2d Ci=16 Co=16 I=8 K=4 S=2 P0=1 P1=1", "convT_simt:32x32x8_s2");
+    /* tiny or not GEMM-shaped: the direct schedule */
+    static const char *const others[] = {
+        "tr 2d Ci=3 Co=5 I=4,5 K=3 S=2 P0=1 P1=0 f16",
+        "tr 2d Ci=64 Co=3 I=32 K=4 S=2 P0=1 P1=1 bf16 x=cl w=cl",
+        "tr 2d N=2 Ci=64 Co=64 g=64 I=16 K=4 S=2 P0=1 P1=1 f16 x=cl w=cl",
+        "tr 1d Ci=16 Co=16 I=8 K=3 S=20", /* past the phase limits */
+    };
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
+        char plan[128];
+        plan_of(others[i], plan, sizeof plan);
+        cr_expect(strncmp(plan, "direct:", 7) == 0, "plan for '%s' is %s, expected direct",
+                  others[i], plan);
+    }
+}
