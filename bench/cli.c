@@ -20,6 +20,7 @@ void bench_print_usage(FILE *f) {
         "  --configs            one row per configuration instead of per schedule\n"
         "  --no-peers           no cuDNN / pad + conv rows\n"
         "  --no-auto            no row for the planner's choice\n"
+        "  --no-ceilings        skip measuring the copy/GEMM ceilings (no % columns)\n"
         "  --filter TEXT        only problems whose name contains TEXT\n"
         "  --device gpu|emulated  (default: the GPU when there is one)\n"
         "  --out DIR            write results.csv, results.json, plot.dat and plot.png there\n"
@@ -41,6 +42,7 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
     memset(cli, 0, sizeof *cli);
     cli->peers = 1;
     cli->auto_row = 1;
+    cli->ceilings = 1;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (strcmp(a, "--list") == 0) cli->list = 1;
@@ -49,6 +51,7 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
         else if (strcmp(a, "--configs") == 0) cli->every_config = 1;
         else if (strcmp(a, "--no-peers") == 0) cli->peers = 0;
         else if (strcmp(a, "--no-auto") == 0) cli->auto_row = 0;
+        else if (strcmp(a, "--no-ceilings") == 0) cli->ceilings = 0;
         else if (strcmp(a, "--force") == 0) cli->force = 1;
         else if (strcmp(a, "--quiet") == 0) cli->quiet = 1;
         else if (strcmp(a, "--suite") == 0 || strcmp(a, "--problem") == 0 ||

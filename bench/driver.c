@@ -56,7 +56,12 @@ static void validate_all(const bench_problem *bp, const convnd_problem *p,
             continue;
         }
         bench_validation v;
+        const double t0 = bench_now_ms();
         const convnd_status vs = bench_validate(&cands[i], &ref, &v);
+        if (cfg->log)
+            fprintf(cfg->log, "  %-28s validated in %6.2f s: %s\n", cands[i].label,
+                    (bench_now_ms() - t0) * 1e-3,
+                    v.unsupported ? "not supported" : v.passed ? "ok" : "FAILED or error");
         if (v.unsupported) {
             r->status = BENCH_SKIPPED;
             bench_row_note(r, "%s", v.message);
@@ -110,7 +115,11 @@ static void time_all(const convnd_problem *p, const bench_candidate *cands, int3
             bench_row_note(r, "prepare: %s", why[0] ? why : convnd_last_error());
         } else {
             bench_timing t;
+            const double t0 = bench_now_ms();
             s = bench_time(&in, &b, &cfg->timing, &t);
+            if (cfg->log)
+                fprintf(cfg->log, "  %-28s timed in %6.2f s (%d runs)\n", cands[i].label,
+                        (bench_now_ms() - t0) * 1e-3, (int)t.reps);
             if (s != CONVND_OK) {
                 r->status = BENCH_ERROR;
                 bench_row_note(r, "run: %s: %s", convnd_status_string(s),

@@ -114,13 +114,14 @@ static int load_problems(const bench_cli *cli, bench_problem **out, int *count) 
 static int write_outputs(const char *dir, const bench_row *rows, int32_t n,
                          const bench_meta *m) {
     if (!mkdir_p(dir)) return 0;
-    char csv[1200], json[1200], dat[1200], png[1200], why[2048];
+    char csv[1200], json[1200], md[1200], dat[1200], png[1200], why[2048];
     snprintf(csv, sizeof csv, "%s/results.csv", dir);
     snprintf(json, sizeof json, "%s/results.json", dir);
+    snprintf(md, sizeof md, "%s/results.md", dir);
     snprintf(dat, sizeof dat, "%s/plot.dat", dir);
     snprintf(png, sizeof png, "%s/plot.png", dir);
     int ok = bench_write_csv(csv, rows, n, m) && bench_write_json(json, rows, n, m) &&
-             bench_write_plot_data(dat, rows, n);
+             bench_write_markdown(md, rows, n, m) && bench_write_plot_data(dat, rows, n);
     char title[256];
     snprintf(title, sizeof title, "convnd-bench on %s%s", m->device,
              m->emulated ? " (EMULATED: CPU timings, not GPU timings)" : "");
@@ -129,7 +130,7 @@ static int write_outputs(const char *dir, const bench_row *rows, int32_t n,
         png[0] = '\0';
     }
     if (ok)
-        printf("wrote %s, %s, %s%s%s\n", csv, json, dat, png[0] ? ", " : "", png);
+        printf("wrote %s, %s, %s, %s%s%s\n", csv, json, md, dat, png[0] ? ", " : "", png);
     return ok;
 }
 
@@ -196,7 +197,7 @@ int main(int argc, char **argv) {
     fill_meta(&meta, emulated);
     cfg.baseline = meta.baseline;
     cfg.l2_bytes = meta.l2_bytes;
-    if (!emulated) {
+    if (!emulated && cli.ceilings) {
         if (cfg.log) fprintf(cfg.log, "convnd-bench: measuring the copy and GEMM ceilings\n");
         if (bench_measure_ceilings(&cfg.ceilings) != CONVND_OK)
             fprintf(stderr, "convnd-bench: measuring the ceilings failed: %s\n",

@@ -247,3 +247,51 @@ int bench_write_json(const char *path, const bench_row *rows, int32_t n, const b
     if (!ok) perror(path);
     return ok;
 }
+
+/* ---- Markdown ------------------------------------------------------------------------------- */
+
+static const char *md_num(char *buf, size_t len, const char *fmt, double v) {
+    return num(buf, len, fmt, v);
+}
+
+int bench_write_markdown(const char *path, const bench_row *rows, int32_t n, const bench_meta *m) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 0;
+    }
+    fprintf(f, "### %s, %s%s%s\n\n", m->device, m->date, m->commit[0] ? ", commit " : "",
+            m->commit);
+    if (m->ceilings.measured)
+        fprintf(f,
+                "Measured ceilings: device copy %.0f GB/s, bf16 GEMM %.0f TFLOP/s, f32 GEMM "
+                "%.1f TFLOP/s.\n\n",
+                m->ceilings.copy_gbps, m->ceilings.gemm_bf16_tflops, m->ceilings.gemm_f32_tflops);
+    if (m->emulated)
+        fprintf(f, "EMULATED: CPU emulation timings, not GPU timings.\n\n");
+    fprintf(f, "| problem | candidate | plan | median ms | TFLOP/s | GB/s | %%FLOP | %%BW | vs best "
+               "peer |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    int32_t bad = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const bench_row *r = &rows[i];
+        if (r->status == BENCH_FAILED || r->status == BENCH_ERROR) ++bad;
+        if (r->status != BENCH_OK) continue;
+        char disp[BENCH_LABEL_LEN + 16], a[32], b[32], c[32], d[32], e[32], g[32];
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->problem,
+                bench_row_display(r, disp, sizeof disp), r->plan,
+                md_num(a, sizeof a, "%.4g", r->median_ms), md_num(b, sizeof b, "%.3g", r->tflops),
+                md_num(c, sizeof c, "%.4g", r->gbps), md_num(d, sizeof d, "%.1f%%", r->pct_compute),
+                md_num(e, sizeof e, "%.1f%%", r->pct_bandwidth),
+                md_num(g, sizeof g, "%.2fx", r->vs_best_peer));
+    }
+    if (bad) {
+        fprintf(f, "\nFAILED or errored:\n\n");
+        for (int32_t i = 0; i < n; ++i)
+            if (rows[i].status == BENCH_FAILED || rows[i].status == BENCH_ERROR)
+                fprintf(f, "- %s / %s: %s: %s\n", rows[i].problem, rows[i].candidate,
+                        bench_status_name(rows[i].status), rows[i].note);
+    }
+    const int ok = fclose(f) == 0;
+    if (!ok) perror(path);
+    return ok;
+}

@@ -73,5 +73,8 @@ void bench_print_summary(FILE *f, const bench_row *rows, int32_t n, const bench_
 /* Return 0 with a message on stderr when the file cannot be written. */
 int bench_write_csv(const char *path, const bench_row *rows, int32_t n, const bench_meta *m);
 int bench_write_json(const char *path, const bench_row *rows, int32_t n, const bench_meta *m);
+/* A Markdown summary for bench/RESULTS.md: the run's header, one table row per timed candidate,
+ * and the rows that FAILED or errored. */
+int bench_write_markdown(const char *path, const bench_row *rows, int32_t n, const bench_meta *m);
 
 #endif

@@ -3,7 +3,8 @@
  * GPU: CUDA events around each run, warm-up first, the median of the repeats; the inputs
  * rotate among as many (x, w) sets as it takes to exceed twice the L2, so that a run never
  * finds its inputs in the cache left by the previous one; random data, never zeros.
- * Emulated device: the host clock around run + synchronize, one warm-up, a few repeats. */
+ * Emulated device: the host clock around run + synchronize, no warm-up, 1 to 3 repeats
+ * (until 300 ms): a slow emulated candidate runs once. */
 #ifndef CONVND_BENCH_TIMING_H
 #define CONVND_BENCH_TIMING_H
 
@@ -45,6 +46,9 @@ typedef struct bench_timing {
 /* Times in (prepared on the buffers' problem) on the active device. */
 convnd_status bench_time(bench_instance *in, const bench_buffers *b,
                          const bench_timing_config *cfg, bench_timing *out);
+
+/* The host's monotonic clock in milliseconds. */
+double bench_now_ms(void);
 
 /* Median of v[0..n) (sorts v). */
 double bench_median(double *v, int32_t n);

@@ -144,6 +144,11 @@ void convnd_emu_syncwarp(uint32_t mask);
 /* cp.async: performs the copies of every committed group but the newest `pending` ones. */
 void convnd_emu_cp_async_wait(uint32_t pending);
 void convnd_emu_cp_async_grow(convnd_emu_thread *t);
+/* The emulated WMMA's arithmetic: row-major d (m x n) = a (m x k) * b (k x n) + c, each element
+ * a chain of fmaf in increasing k. n <= CONVND_EMU_MMA_MAX_N. d may be c. */
+#define CONVND_EMU_MMA_MAX_N 32
+void convnd_emu_mma_f32(int m, int n, int k, const float *a, const float *b, const float *c,
+                        float *d);
 /* Reports a kernel-side error (misuse of a primitive) and abandons the block: never returns. */
 #if defined(__GNUC__)
 __attribute__((noreturn, format(printf, 1, 2)))

@@ -8,8 +8,9 @@
  *   [N, C_in, spatial...], weight as the framework stores it; TensorFlow: see below).
  * - Per-dimension parameter lists are convnd_ints. NULL means "argument not given" and takes
  *   the framework's default (stride 1, padding 0, dilation 1, output_padding 0). A list of
- *   length 1 is broadcast to every spatial dim where the framework does that (PyTorch); any
- *   other length must equal the number of spatial dims, else error.
+ *   length 1 is broadcast to every spatial dim where the framework does that (PyTorch,
+ *   TensorFlow; never ONNX); any other length must equal the number of spatial dims, else
+ *   error.
  * - bias_len: the length of the bias vector, or -1 when there is no bias. It must be C_out.
  * - On success *out is overwritten with a problem from convnd_problem_init (f32,
  *   channels-first x and w, y layout AUTO, alpha 1, beta 0, no z, no activation, exact math)

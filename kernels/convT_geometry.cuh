@@ -111,7 +111,7 @@ __host__ inline convT_phases convT_make_phases(const convnd_conv_params &p, int 
         g.D[t] = (int32_t)(p.d[t] / gcd);
         g.I[t] = (int32_t)p.in[t];
         g.xs[2 + t] = (int32_t)p.xs[2 + t];
-        g.ws[2 + t] = (int32_t)(-(p.s[t] / gcd) * p.ws[2 + t]);
+        g.ws[2 + t] = (int32_t)((p.s[t] / gcd) * p.ws[2 + t]);
         g.ys[2 + t] = (int32_t)(p.s[t] * p.ys[2 + t]);
         for (int64_t r = 0; r < p.s[t]; ++r)
             ph.dim[t][r] = convT_make_dim_phase(p, t, r);

@@ -67,7 +67,7 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
         /* stride phase ph: taps ph + S*t read input (ow0 + r + t)*S - P + ph for output r, so
          * step t's window is step t-1's shifted by one output */
         const int step = S < (Idx)K2 ? (int)S : K2; /* any step >= K2 ends a phase */
-        for (int ph = 0; ph < step; ++ph) {
+        for (int ph = 0; ph < step - (S > 1); ++ph) {
             float win[R][VEC];
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r)

@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
                 CONVND_UNROLL(8)
                 for (int q = 0; q + 1 < WIN; ++q)
                     for (int j = 0; j < VEC; ++j) win[q][j] = win[q + 1][j];
-                dw_stream_load<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, next + s, win[WIN - 1]);
+                dw_stream_load<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, next + s + (S > 1), win[WIN - 1]);
             }
         }
     }

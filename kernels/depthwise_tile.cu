@@ -63,7 +63,6 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
             for (int i = tid; i < taps; i += nthreads)
                 wk[i] = conv_load(w, conv_offset<Idx>(p.ws, co, (Idx)0, (Idx)k0, (Idx)(i / K2),
                                                       (Idx)(i % K2)));
-            __syncthreads();
             for (int k1 = 0; k1 < K1; ++k1) {
                 const float *trow = tile + (oh_l * S1 + k1 * D1) * in_w + ow_l * S2;
                 for (int k2 = 0; k2 < K2; ++k2) {

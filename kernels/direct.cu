@@ -13,10 +13,9 @@ namespace CONVND_NS {
 
 /* Forward (SPEC §2) accumulator of output (n, co, o). */
 template <typename T, typename Idx>
-__device__ __forceinline__ float direct_forward_acc(const convnd_conv_params &p,
-                                                   const T *__restrict__ x,
-                                                   const T *__restrict__ w,
-                                                   const conv_out_index<Idx> &at) {
+__device__ __forceinline__ float
+direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T *__restrict__ w,
+                   const conv_out_index<Idx> &at) {
     const Idx cin_g = (Idx)p.cin_g;
     const Idx ci0 = (at.c / (Idx)p.cout_g) * cin_g; /* first input channel of co's group */
     const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];
@@ -47,10 +46,9 @@ __device__ __forceinline__ float direct_forward_acc(const convnd_conv_params &p,
 /* Transposed (SPEC §3) accumulator of output (n, co, o): the taps k whose input
  * i = (o + P0 - k*D) / S is an integer in [0, I). */
 template <typename T, typename Idx>
-__device__ __forceinline__ float direct_transposed_acc(const convnd_conv_params &p,
-                                                      const T *__restrict__ x,
-                                                      const T *__restrict__ w,
-                                                      const conv_out_index<Idx> &at) {
+__device__ __forceinline__ float
+direct_transposed_acc(const convnd_conv_params &p, const T *__restrict__ x, const T *__restrict__ w,
+                      const conv_out_index<Idx> &at) {
     const Idx cin_g = (Idx)p.cin_g, cout_g = (Idx)p.cout_g;
     const Idx group = at.c / cout_g;
     const Idx ci0 = group * cin_g;
@@ -68,8 +66,7 @@ __device__ __forceinline__ float direct_transposed_acc(const convnd_conv_params 
                 continue;
             for (Idx k2 = 0; k2 < (Idx)p.k[2]; ++k2) {
                 Idx i2;
-                if (!conv_transposed_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2], p.in[2],
-                                                i2))
+                if (!conv_transposed_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2], p.in[2], i2))
                     continue;
                 const T *xp = x + x_nc + conv_spatial_offset<Idx>(p.xs, i0, i1, i2);
                 const T *wp = w + w_c + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
@@ -84,8 +81,8 @@ __device__ __forceinline__ float direct_transposed_acc(const convnd_conv_params 
 /* z may be y (in place), so neither carries __restrict__. */
 template <typename T, typename Idx>
 __global__ void direct_conv_kernel(const convnd_conv_params p, const T *__restrict__ x,
-                                   const T *__restrict__ w, const T *__restrict__ bias,
-                                   const T *z, T *y) {
+                                   const T *__restrict__ w, const T *__restrict__ bias, const T *z,
+                                   T *y) {
     const Idx total = (Idx)p.y_numel;
     const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
@@ -114,7 +111,8 @@ static convnd_status direct_launch_typed(const convnd_launch_args *a, int thread
                          (T *)a->y);
 }
 
-template <typename T> static convnd_status direct_launch_dtype(const convnd_launch_args *a, int threads) {
+template <typename T>
+static convnd_status direct_launch_dtype(const convnd_launch_args *a, int threads) {
     return conv_needs_index64(a->params) ? direct_launch_typed<T, int64_t>(a, threads)
                                          : direct_launch_typed<T, int32_t>(a, threads);
 }

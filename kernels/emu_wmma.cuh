@@ -182,13 +182,7 @@ template <class FD, class FA, class FB, class FC> void mma_all(void *const *args
     gather<FA>(args, &mma_arg::a, a);
     gather<FB>(args, &mma_arg::b, b);
     gather<FC>(args, &mma_arg::c, c);
-    for (int i = 0; i < M; ++i)
-        for (int j = 0; j < N; ++j) {
-            float acc = c[i * N + j];
-            for (int k = 0; k < K; ++k)
-                acc = fmaf(a[i * K + k], b[k * N + j], acc);
-            d[i * N + j] = acc;
-        }
+    convnd_emu_mma_f32(M, N, K, a, b, c, d);
     for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l) {
         FD *f = static_cast<FD *>(static_cast<const mma_arg *>(args[l])->d);
         for (int e = 0; e < FD::num_elements; ++e)

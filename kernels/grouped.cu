@@ -118,7 +118,6 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
             const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
             if (!g.staged_once) {
-                __syncthreads(); /* the previous stage is no longer read */
                 dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, CO,
                                              cin_g);
                 __syncthreads();

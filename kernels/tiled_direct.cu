@@ -39,7 +39,7 @@ __device__ __forceinline__ void tiled_stage(const convnd_conv_params &p, const T
         const Idx ih = ih0 + pos / in_w, iw = iw0 + pos % in_w;
         xs[ci * in_n + pos] =
             ih >= 0 && ih < (Idx)p.in[1] && iw >= 0 && iw < (Idx)p.in[2]
-                ? conv_load(xgroup, (Idx)(cs + ci) * (Idx)p.xs[1] +
+                ? conv_load(xgroup, (Idx)(ci) * (Idx)p.xs[1] +
                                         conv_spatial_offset<Idx>(p.xs, i0, ih, iw))
                 : 0.0f;
     }

@@ -34,10 +34,9 @@ static uint64_t float_bits(float f) {
 
 uint64_t convnd_problem_key(const convnd_problem *p) {
     uint64_t h = 0xcbf29ce484222325ull;
-    const int64_t scalars[] = {p->dims,     p->mode,     p->N,        p->C_in,
-                               p->C_out,    p->groups,   p->dtype,    p->x_layout,
-                               p->w_layout, p->y_layout, p->has_bias, p->has_z,
-                               p->activation, p->math};
+    const int64_t scalars[] = {p->dims,     p->mode,  p->N,          p->C_in,     p->C_out,
+                               p->groups,   p->dtype, p->x_layout,   p->w_layout, p->y_layout,
+                               p->has_bias, p->has_z, p->activation, p->math};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; ++i)
         h = fnv_mix(h, (uint64_t)scalars[i]);
     for (int32_t t = 0; t < p->dims && t < CONVND_MAX_DIMS; ++t) {

@@ -17,7 +17,8 @@ static int32_t direct_worth_routing(const convnd_problem *p, int32_t config) {
     int64_t out[CONVND_MAX_DIMS];
     if (convnd_output_size(p, out) != CONVND_OK) return 0;
     double outputs = (double)p->N * (double)p->C_out;
-    for (int32_t t = 0; t < p->dims; ++t) outputs *= (double)out[t];
+    for (int32_t t = 0; t < p->dims; ++t)
+        outputs *= (double)out[t];
     const int32_t small = outputs < 132.0 * 256.0 * 4.0;
     return config == (small ? 0 : 1);
 }

@@ -60,8 +60,8 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
 }
 
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
-                      const void *z, void *y, void *workspace, size_t workspace_bytes,
-                      void *stream, const convnd_options *opts) {
+                      const void *z, void *y, void *workspace, size_t workspace_bytes, void *stream,
+                      const convnd_options *opts) {
     convnd_problem q;
     convnd_status st = prepare(p, &q);
     if (st != CONVND_OK) return st;
@@ -97,8 +97,7 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     if (a.params.y_numel == 0) return CONVND_OK; /* zero-size batch or channels: nothing to do */
 
     /* autotune times candidates on the GPU (writing y), then the winner runs for real below */
-    if (a.device == CONVND_DEVICE_GPU && opts && opts->autotune &&
-        !convnd_plan_forced_spec(opts)) {
+    if (a.device == CONVND_DEVICE_GPU && opts && opts->autotune && !convnd_plan_forced_spec(opts)) {
         st = convnd_autotune(&a, opts->autotune_cache_file, &plan);
         if (st != CONVND_OK) return st;
     }

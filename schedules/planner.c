@@ -1,17 +1,29 @@
 /* The planner: an automatic (schedule, configuration) for every problem.
  *
- * Heuristic table. The planner walks convnd_schedule_table (registry.c) in priority order and
- * takes the first (schedule, config) whose supports() and worth_routing() both hold; when none
- * is worth routing it takes the first that supports the problem. The universal direct schedule
- * supports every valid problem and is last, so every problem gets a plan.
+ * Heuristic. The planner walks convnd_schedule_table (registry.c) in priority order and takes
+ * the first (schedule, config) whose supports() and worth_routing() both hold; when none is
+ * worth routing it takes the first that supports the problem. The universal direct schedule
+ * supports every valid problem and is last, so every problem gets a plan. Each schedule's file
+ * holds the exact rule of its rows; in table order:
  *
- *   schedule  config  worth routing when
- *   --------  ------  --------------------------------------------------------------------------
- *   direct    t128    fewer than 132*256*4 outputs (an H200's 132 SMs, 4 blocks of 256 each):
- *                     smaller blocks spread a small output over more SMs
- *   direct    t256    otherwise
+ *   schedule       worth routing when (summary)                              its file
+ *   -------------  --------------------------------------------------------  ---------------
+ *   depthwise      groups == C_in (forward); config by layout and kernel      depthwise.c
+ *                  span (stream* for long channels-last 1-D causal convs)
+ *   grouped        1 < C_in/g and C_in/g or C_out/g < 8 (or f32 exact with    grouped.c
+ *                  C_out/g <= 16): few channels per group
+ *   tiled_direct   groups == 1 and C_in <= 8 (stems)                         tiled_direct.c
+ *   igemm_tc       forward, GEMM-shaped (C_in/g, C_out/g >= 8), f16/bf16 or   implicit_gemm.c
+ *                  TF32 allowed; tile by C_out/g and the number of tiles
+ *   igemm_simt     the same shapes in exact f32                              implicit_gemm.c
+ *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
+ *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
+ *   cublas_im2col  never (a reference, forced only)                          cublas_im2col.c
+ *   direct         t128 below 132*256*4 outputs (an H200's 132 SMs, 4        direct.c
+ *                  blocks of 256 each: small blocks spread a small output
+ *                  over more SMs), else t256; the fallback for everything
  *
- * Schedules added above direct extend this table with their rows (keep it in sync).
+ * A new schedule adds its row here and its entry in registry.c.
  *
  * Autotune (convnd_options.autotune): on the GPU, conv_nd times every supporting configuration
  * once (schedules/autotune.c) and caches the winner per problem. On the emulated device timings

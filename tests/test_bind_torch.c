@@ -38,7 +38,7 @@ static void expect_untouched(const convnd_problem *p) {
 Test(bind_torch, conv2d_int_padding_groups_stride_bias) {
     convnd_problem p;
     const convnd_shape x = SH(2, 4, 9, 9), w = SH(6, 2, 3, 3);
-    const convnd_ints s = INTS(2), pad = INTS(1);
+    const convnd_ints s = convnd_ints1(2), pad = convnd_ints2(1, 1);
     expect_ok(convnd_bind_torch_conv(2, &x, &w, 6, &s, &pad, NULL, 2, &p));
     cr_assert_eq(p.mode, CONVND_FORWARD);
     cr_assert(p.N == 2 && p.C_in == 4 && p.C_out == 6 && p.groups == 2 && p.has_bias == 1);
@@ -64,7 +64,7 @@ Test(bind_torch, conv1d_unbatched_and_conv3d_per_dim_lists) {
     expect_out(p, 12); /* torch: [8, 12] */
 
     const convnd_shape x3 = SH(1, 2, 7, 8, 9), w3 = SH(4, 2, 3, 3, 3);
-    const convnd_ints s = INTS(1, 2, 3), d = INTS(2, 1, 1), pad = INTS(0, 1, 2);
+    const convnd_ints s = INTS(1, 2, 3), d = convnd_ints3(2, 1, 1), pad = INTS(0, 1, 2);
     expect_ok(convnd_bind_torch_conv(3, &x3, &w3, -1, &s, &pad, &d, 1, &p));
     expect_dims(p, stride, 1, 2, 3);
     expect_dims(p, dilation, 2, 1, 1);

@@ -39,15 +39,16 @@ static void expect_y_untouched(const test_conv_case *c, const char *what) {
     cr_assert(h);
     cr_assert(convnd_memcpy_d2h(h, c->dy, c->esize * (size_t)n) == CONVND_OK);
     int64_t written = 0;
-    for (int64_t i = 0; i < n; ++i) written += !test_is_poison(c->p.dtype, h, i);
+    for (int64_t i = 0; i < n; ++i)
+        written += !test_is_poison(c->p.dtype, h, i);
     free(h);
     cr_expect(written == 0, "%s: %lld elements of y were written", what, (long long)written);
 }
 
 /* conv_nd with the case's buffers and the given options */
 static convnd_status call(test_conv_case *c, const convnd_options *opts) {
-    return conv_nd(&c->p, c->dx, c->dw, c->p.has_bias ? c->db : NULL,
-                   c->p.has_z ? c->dz : NULL, c->dy, NULL, 0, NULL, opts);
+    return conv_nd(&c->p, c->dx, c->dw, c->p.has_bias ? c->db : NULL, c->p.has_z ? c->dz : NULL,
+                   c->dy, NULL, 0, NULL, opts);
 }
 
 static const char *small = "fwd 2d N=2 Ci=3 Co=4 I=6,5 K=3 P0=1 P1=1 bias";
@@ -96,12 +97,9 @@ Test(dispatch, config_by_name_and_by_index) {
 
 /* Problems some schedule may refuse; the forced call must fail with the schedule's reason. */
 static const char *const probe_problems[] = {
-    "tr 2d Ci=4 Co=3 I=5 K=3 S=2 P0=1 P1=0",
-    "fwd 3d Ci=3 Co=4 I=5 K=3 P0=1 P1=1 f16",
-    "fwd 2d Ci=6 Co=6 g=3 I=6 K=3 bf16 x=cl w=cl",
-    "fwd 1d Ci=5 Co=3 I=11 K=2 S=2 D=2 P0=-1 P1=2",
-    "fwd 2d Ci=8 Co=8 I=6 K=3 P0=1 P1=1 tf32",
-    "fwd 2d Ci=8 Co=8 I=6 K=3 P0=1 P1=1",
+    "tr 2d Ci=4 Co=3 I=5 K=3 S=2 P0=1 P1=0",       "fwd 3d Ci=3 Co=4 I=5 K=3 P0=1 P1=1 f16",
+    "fwd 2d Ci=6 Co=6 g=3 I=6 K=3 bf16 x=cl w=cl", "fwd 1d Ci=5 Co=3 I=11 K=2 S=2 D=2 P0=-1 P1=2",
+    "fwd 2d Ci=8 Co=8 I=6 K=3 P0=1 P1=1 tf32",     "fwd 2d Ci=8 Co=8 I=6 K=3 P0=1 P1=1",
 };
 
 Test(dispatch, forced_unsupported_reports_reason) {
@@ -124,8 +122,8 @@ Test(dispatch, forced_unsupported_reports_reason) {
                 const convnd_options opts = {.schedule = spec};
                 cr_expect_eq(call(&c, &opts), CONVND_ERR_UNSUPPORTED, "%s on '%s'", spec,
                              probe_problems[k]);
-                cr_expect(strstr(convnd_last_error(), reason), "%s: message '%s' lacks '%s'",
-                          spec, convnd_last_error(), reason);
+                cr_expect(strstr(convnd_last_error(), reason), "%s: message '%s' lacks '%s'", spec,
+                          convnd_last_error(), reason);
                 expect_y_untouched(&c, spec);
                 test_case_free(&c);
             }
@@ -154,8 +152,8 @@ Test(dispatch, workspace_too_small) {
                 ++probed;
                 void *ws = test_device_upload(CONVND_F32, NULL, (int64_t)need / 4 + 1);
                 cr_assert(ws);
-                const convnd_status st = conv_nd(&c.p, c.dx, c.dw, c.p.has_bias ? c.db : NULL,
-                                                 NULL, c.dy, ws, need - 1, NULL, &opts);
+                const convnd_status st = conv_nd(&c.p, c.dx, c.dw, c.p.has_bias ? c.db : NULL, NULL,
+                                                 c.dy, ws, need - 1, NULL, &opts);
                 cr_expect_eq(st, CONVND_ERR_WORKSPACE, "%s with %zu of %zu bytes", spec, need - 1,
                              need);
                 char needed[32];
@@ -163,8 +161,8 @@ Test(dispatch, workspace_too_small) {
                 cr_expect(strstr(convnd_last_error(), needed), "message names no size: %s",
                           convnd_last_error());
                 expect_y_untouched(&c, "workspace too small");
-                cr_expect_eq(conv_nd(&c.p, c.dx, c.dw, c.p.has_bias ? c.db : NULL, NULL, c.dy,
-                                     NULL, 0, NULL, &opts),
+                cr_expect_eq(conv_nd(&c.p, c.dx, c.dw, c.p.has_bias ? c.db : NULL, NULL, c.dy, NULL,
+                                     0, NULL, &opts),
                              CONVND_ERR_WORKSPACE, "%s with a NULL workspace", spec);
                 convnd_free(ws);
                 test_case_free(&c);
@@ -321,11 +319,11 @@ Test(dispatch, problem_key_covers_every_field) {
     convnd_problem q = p;
     q.input[2] = 99; /* past dims: not part of the problem */
     cr_expect_eq(convnd_problem_key(&q), key);
-#define CHANGED(field, value)                                                                  \
-    do {                                                                                       \
-        convnd_problem v = p;                                                                  \
-        v.field = value;                                                                       \
-        cr_expect_neq(convnd_problem_key(&v), key, "key ignores " #field);                     \
+#define CHANGED(field, value)                                                                      \
+    do {                                                                                           \
+        convnd_problem v = p;                                                                      \
+        v.field = value;                                                                           \
+        cr_expect_neq(convnd_problem_key(&v), key, "key ignores " #field);                         \
     } while (0)
     CHANGED(mode, CONVND_TRANSPOSED);
     CHANGED(N, 3);
@@ -359,8 +357,8 @@ Test(dispatch, autotune_cache_file_lookup) {
     FILE *f = fdopen(fd, "w");
     cr_assert(f);
     const unsigned long long key = (unsigned long long)convnd_problem_key(&p);
-    fprintf(f, "garbage line\n%016llx no_such:t1\n%016llx direct:t128\n%016llx direct:t256\n",
-            key, key, key);
+    fprintf(f, "garbage line\n%016llx no_such:t1\n%016llx direct:t128\n%016llx direct:t256\n", key,
+            key, key);
     fprintf(f, "%016llx direct:t999\n", key); /* stale config: ignored */
     fclose(f);
     convnd_plan plan;

@@ -17,6 +17,7 @@
 #include "convnd_ref.h"
 #include "schedule.h"
 #include "test_conv_case.h"
+#include "test_duality.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
 #include "test_random.h"
@@ -63,8 +64,8 @@ static const feature_case feature_table[] = {
     {"1d_tr_basic", "tr 1d N=2 Ci=3 Co=5 I=9 K=3 S=2 P0=1 P1=1", 0},
     {"1d_tr_output_padding", "tr 1d Ci=4 Co=3 I=8 K=4 S=3 P0=1 P1=-1", 0},
     {"1d_tr_extension_dil3", "tr 1d Ci=2 Co=3 I=5 K=2 S=2 D=3 P0=0 P1=-3 x=cl w=cl", 0},
-    {"1d_depthwise_causal_nlc", "fwd 1d N=2 Ci=6 Co=6 g=6 I=20 K=4 P0=3 P1=0 x=cl w=cl bias act=silu",
-     0},
+    {"1d_depthwise_causal_nlc",
+     "fwd 1d N=2 Ci=6 Co=6 g=6 I=20 K=4 P0=3 P1=0 x=cl w=cl bias act=silu", 0},
     {"1d_depthwise_mult2_dil2", "fwd 1d Ci=5 Co=10 g=5 I=17 K=3 D=2 P0=2 P1=2", 0},
     {"1d_depthwise_bf16_long", "fwd 1d Ci=8 Co=8 g=8 I=70 K=4 P0=3 P1=0 bf16 x=cl w=cl", 0},
     /* 2-D: padding, stride, dilation, even kernels */
@@ -155,7 +156,8 @@ static const feature_case feature_table[] = {
 /* Seed of a case: a hash of its id, so cases stay reproducible when the table changes. */
 static uint64_t seed_of(const char *id, uint64_t salt) {
     uint64_t h = 0xcbf29ce484222325ull ^ salt;
-    for (const char *c = id; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    for (const char *c = id; *c; ++c)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
     return h;
 }
 
@@ -240,48 +242,6 @@ ParameterizedTest(schedule_config *sc, forced_schedules, random_problems) {
 
 /* ---- duality (SPEC §4) ---------------------------------------------------------------------- */
 
-/* The transposed problem T that maps F's output size back to F's input size: same S, D, P0,
- * weight tensor read as [C_in_T = C_out_F, C_out_T/g = C_in_F/g, K...], and P1 - r with
- * r = (I + P0 + P1 - E) mod S. T's x has F's y layout and T's y has F's x layout, so the inner
- * products below run over matching memory offsets. */
-static convnd_problem dual_of(const convnd_problem *f) {
-    convnd_problem t = *f;
-    t.mode = CONVND_TRANSPOSED;
-    t.C_in = f->C_out;
-    t.C_out = f->C_in;
-    int64_t out[CONVND_MAX_DIMS];
-    convnd_output_size(f, out);
-    for (int32_t d = 0; d < f->dims; ++d) {
-        const int64_t e = f->dilation[d] * (f->kernel[d] - 1) + 1;
-        const int64_t r = (f->input[d] + f->pad_before[d] + f->pad_after[d] - e) % f->stride[d];
-        t.input[d] = out[d];
-        t.pad_after[d] = f->pad_after[d] - r;
-    }
-    t.x_layout = f->y_layout == CONVND_LAYOUT_AUTO
-                     ? convnd_default_output_layout(f->x_layout, f->w_layout)
-                     : f->y_layout;
-    t.y_layout = f->x_layout;
-    return t;
-}
-
-/* sum a[i] * b[i] over n elements of dtype dt, and sum |b[i]| * bound[i] */
-static double dot(convnd_dtype dt, const void *a, const void *b, int64_t n) {
-    double s = 0.0;
-    for (int64_t i = 0; i < n; ++i) s += convnd_ref_load(dt, a, i) * convnd_ref_load(dt, b, i);
-    return s;
-}
-
-/* Sum over outputs of |weight| * (that output's error bound): how far a computed inner product
- * <out, weight> may be from the exact one. */
-static double dot_error_bound(const test_conv_case *c, const void *weight) {
-    const test_tolerance tol = test_tolerance_for(&c->p);
-    double s = 0.0;
-    for (int64_t i = 0; i < c->yd.numel; ++i)
-        s += fabs(convnd_ref_load(c->p.dtype, weight, i)) *
-             test_tolerance_bound(&tol, c->ref[i], c->mag[i]);
-    return s;
-}
-
 /* The spec that runs p: the schedule under test when it supports p, else the direct schedule
  * (so a forward-only schedule still has its forward checked against a transposed direct). */
 static const char *runner_for(const char *spec, const convnd_problem *p) {
@@ -326,7 +286,7 @@ ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
         for (size_t k = 0; k < sizeof duality_numerics / sizeof duality_numerics[0]; ++k) {
             f.dtype = duality_numerics[k].dtype;
             f.math = duality_numerics[k].math;
-            t = dual_of(&f);
+            t = test_dual_problem(&f);
             f_spec = runner_for(spec, &f);
             t_spec = runner_for(spec, &t);
             if (f_spec == spec || t_spec == spec) break;
@@ -334,8 +294,8 @@ ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
         char ftext[512], ttext[512], err[512];
         convnd_problem_format(ftext, sizeof ftext, &f);
         convnd_problem_format(ttext, sizeof ttext, &t);
-        cr_assert(convnd_validate(&t) == CONVND_OK, "duality #%d: dual problem invalid: %s\n  T: %s",
-                  i, convnd_last_error(), ttext);
+        cr_assert(convnd_validate(&t) == CONVND_OK,
+                  "duality #%d: dual problem invalid: %s\n  T: %s", i, convnd_last_error(), ttext);
         if (f_spec != spec && t_spec != spec) continue; /* neither side is this schedule's */
         ++ran;
 
@@ -353,14 +313,15 @@ ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
                       spec, i, convnd_last_error(), ftext);
             if (fs != CONVND_OK || ts != CONVND_OK) continue;
             /* <F(x), y> with y = T's input, and <x, T(y)> */
-            const double lhs = dot(f.dtype, fc.hy, tc.hx, fc.yd.numel);
-            const double rhs = dot(f.dtype, fc.hx, tc.hy, fc.xd.numel);
-            const double bound = dot_error_bound(&fc, tc.hx) + dot_error_bound(&tc, fc.hx);
+            const double lhs = test_dot(f.dtype, fc.hy, tc.hx, fc.yd.numel);
+            const double rhs = test_dot(f.dtype, fc.hx, tc.hy, fc.xd.numel);
+            const double bound =
+                test_dot_error_bound(&fc, tc.hx) + test_dot_error_bound(&tc, fc.hx);
             cr_expect(fabs(lhs - rhs) <= bound,
                       "%s duality #%d (order %s, F by %s, T by %s): <F(x),y> = %.12g but "
                       "<x,T(y)> = %.12g, |diff| %.3g > bound %.3g\n  F: %s\n  T: %s",
-                      spec, i, test_order_name(order), f_spec, t_spec, lhs, rhs,
-                      fabs(lhs - rhs), bound, ftext, ttext);
+                      spec, i, test_order_name(order), f_spec, t_spec, lhs, rhs, fabs(lhs - rhs),
+                      bound, ftext, ttext);
         }
         test_case_free(&fc);
         test_case_free(&tc);

@@ -486,6 +486,12 @@ void fuzz_exercise_problem(const convnd_problem *p, fuzz_input *in) {
     size_model m;
     size_model_eval(p, &m);
     const convnd_status st = check_validate(p, &m);
+    if (getenv("CONVND_FUZZ_VERBOSE")) { /* what an input decodes to (corpus upkeep) */
+        char text[1024];
+        convnd_problem_string(p, text, sizeof text);
+        fprintf(stderr, "problem: %s\n  validate: %s%s%s\n", text, convnd_status_string(st),
+                st ? ": " : "", st ? convnd_last_error() : "");
+    }
     check_output_size(p, &m, st);
     for (int32_t which = CONVND_X; which <= CONVND_Z; ++which) check_describe(p, &m, st, which);
     check_describe(p, &m, st, fuzz_i32(in));

@@ -106,7 +106,7 @@ def seeds():
     s["raw_huge_padding"] = problem(dims=1, N=1, C_in=1, C_out=1, I=(10,), K=(3,),
                                     P0=(-2**62,), P1=(2**62,))
     s["raw_dilation_overflow"] = problem(dims=2, C_in=1, C_out=1, I=(5, 5),
-                                         K=(3037000500, 3), D=(3037000500, 1))
+                                         K=(3037000501, 3), D=(3037000500, 1))
     s["raw_transposed_overflow"] = problem(dims=1, mode=1, C_in=1, C_out=1, I=(2**62,),
                                            K=(1,), S=(4,))
     s["raw_extent_overflow"] = problem(dims=3, N=0, C_in=2097152, C_out=1,

@@ -92,7 +92,7 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
         if (mode == 1) {
             const i128 a = (I - 1) * S, b = a + E, c = b - P0;
             O = c - P1;
-            if (!fits(a) || !fits(b) || !fits(c)) m->may_overflow = 1;
+            if (!fits(a) || !fits(b) || !fits(c) || !fits(O)) m->may_overflow = 1;
         } else {
             const i128 a = I + P0, b = a + P1, c = b - E;
             if (!fits(a) || !fits(b) || !fits(c)) m->may_overflow = 1;
@@ -109,10 +109,10 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
             m->out[t] = (int64_t)O;
         }
     }
-    if (m->rule_broken || !sizes_ok) return;
-
-    /* every rule holds; now only the tensors' byte counts can fail */
-    m->elem_bytes = dtype_bytes(dtype);
+    /* The tensors' byte counts: past int64 makes OVERFLOW acceptable even when some other rule
+     * is broken too (the library may check either first). */
+    if (!sizes_ok || p->N < 0 || p->C_in < 0 || p->C_out < 0 || p->groups < 1) return;
+    m->elem_bytes = dtype_bytes(dtype) ? dtype_bytes(dtype) : 1;
     m->y_layout = yl == CONVND_LAYOUT_AUTO ? (xl == 1 || wl == 1 ? CONVND_CHANNELS_LAST
                                                                  : CONVND_CHANNELS_FIRST)
                                            : (convnd_layout)yl;
@@ -133,11 +133,8 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
     memcpy(shape + 2, m->out, sizeof(int64_t) * (size_t)d);
     ok &= model_tensor(m, CONVND_Y, shape, d + 2, m->y_layout == CONVND_CHANNELS_LAST);
     ok &= model_tensor(m, CONVND_Z, shape, d + 2, m->y_layout == CONVND_CHANNELS_LAST);
-    if (!ok) {
-        m->may_overflow = 1;
-        return;
-    }
-    m->valid = 1;
+    if (!ok) m->may_overflow = 1;
+    m->valid = ok && !m->rule_broken;
 }
 
 int size_model_accepts(const size_model *m, convnd_status s) {

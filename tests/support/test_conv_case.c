@@ -68,9 +68,8 @@ static void *host_random(convnd_dtype dt, int64_t n, test_rng *r) {
 }
 
 static int compute_reference(test_conv_case *c, char *err, size_t err_len) {
-    const convnd_status st =
-        convnd_ref_conv_f64(&c->p, c->hx, c->hw, c->p.has_bias ? c->hb : NULL,
-                            c->p.has_z ? c->hz : NULL, c->ref, c->mag);
+    const convnd_status st = convnd_ref_conv_f64(&c->p, c->hx, c->hw, c->p.has_bias ? c->hb : NULL,
+                                                 c->p.has_z ? c->hz : NULL, c->ref, c->mag);
     if (st != CONVND_OK) snprintf(err, err_len, "reference failed: %s", convnd_status_string(st));
     return st == CONVND_OK;
 }
@@ -187,8 +186,8 @@ static void logical_index(const convnd_tensor_desc *d, int64_t off, char *buf, s
     buf[0] = '\0';
     for (int32_t j = 0; j < d->rank && used + 1 < len; ++j) {
         const int64_t idx = d->shape[j] > 0 ? (off / d->strides[j]) % d->shape[j] : 0;
-        const int n = snprintf(buf + used, len - used, "%s%lld%s", j ? ", " : "(",
-                               (long long)idx, j + 1 == d->rank ? ")" : "");
+        const int n = snprintf(buf + used, len - used, "%s%lld%s", j ? ", " : "(", (long long)idx,
+                               j + 1 == d->rank ? ")" : "");
         if (n < 0) break;
         used += (size_t)n;
     }

@@ -15,15 +15,15 @@
 #include "convnd.h"
 
 typedef struct test_conv_case {
-    convnd_problem p;           /* y_layout resolved */
-    int z_in_place;             /* z is y: y starts out holding z */
+    convnd_problem p; /* y_layout resolved */
+    int z_in_place;   /* z is y: y starts out holding z */
     convnd_tensor_desc xd, wd, yd;
     int64_t bias_n;
     size_t esize;
-    void *hx, *hw, *hb, *hz;     /* host inputs (hz: also the in-place start value of y) */
+    void *hx, *hw, *hb, *hz;      /* host inputs (hz: also the in-place start value of y) */
     void *dx, *dw, *db, *dz, *dy; /* device */
-    void *hy;                   /* y of the last run */
-    double *ref, *mag;          /* exact result and magnitudes, indexed like y */
+    void *hy;                     /* y of the last run */
+    double *ref, *mag;            /* exact result and magnitudes, indexed like y */
 } test_conv_case;
 
 /* Valid p only. Fills x, w, bias and z with seeded random values and computes the reference.

@@ -30,10 +30,11 @@ static void put(char *buf, size_t buf_len, size_t *used, const char *fmt, ...) {
     if (n > 0) *used += (size_t)n < buf_len - *used ? (size_t)n : buf_len - *used - 1;
 }
 
-static void put_list(char *buf, size_t buf_len, size_t *used, const char *name,
-                     const int64_t *v, int32_t dims) {
+static void put_list(char *buf, size_t buf_len, size_t *used, const char *name, const int64_t *v,
+                     int32_t dims) {
     put(buf, buf_len, used, " %s=", name);
-    for (int32_t t = 0; t < dims; ++t) put(buf, buf_len, used, t ? ",%lld" : "%lld", (long long)v[t]);
+    for (int32_t t = 0; t < dims; ++t)
+        put(buf, buf_len, used, t ? ",%lld" : "%lld", (long long)v[t]);
 }
 
 const char *convnd_problem_format(char *buf, size_t buf_len, const convnd_problem *p) {
@@ -74,17 +75,22 @@ static int parse_list(const char *s, int64_t *v, int32_t dims) {
         s = end + 1;
     }
     if (n == 1)
-        for (int32_t t = 1; t < dims; ++t) v[t] = v[0];
+        for (int32_t t = 1; t < dims; ++t)
+            v[t] = v[0];
     else if (n != dims)
         return 0;
     return 1;
 }
 
 static int parse_layout(const char *s, convnd_layout *l) {
-    if (!strcmp(s, "cl")) *l = CONVND_CHANNELS_LAST;
-    else if (!strcmp(s, "cf")) *l = CONVND_CHANNELS_FIRST;
-    else if (!strcmp(s, "auto")) *l = CONVND_LAYOUT_AUTO;
-    else return 0;
+    if (!strcmp(s, "cl"))
+        *l = CONVND_CHANNELS_LAST;
+    else if (!strcmp(s, "cf"))
+        *l = CONVND_CHANNELS_FIRST;
+    else if (!strcmp(s, "auto"))
+        *l = CONVND_LAYOUT_AUTO;
+    else
+        return 0;
     return 1;
 }
 
@@ -98,36 +104,63 @@ static int parse_token(const char *tok, convnd_problem *p) {
     key[klen] = '\0';
     const int32_t d = p->dims;
     if (!eq) {
-        if (!strcmp(key, "f32")) p->dtype = CONVND_F32;
-        else if (!strcmp(key, "f16")) p->dtype = CONVND_F16;
-        else if (!strcmp(key, "bf16")) p->dtype = CONVND_BF16;
-        else if (!strcmp(key, "bias")) p->has_bias = 1;
-        else if (!strcmp(key, "z")) p->has_z = 1;
-        else if (!strcmp(key, "tf32")) p->math = CONVND_MATH_ALLOW_TF32;
-        else return 0;
+        if (!strcmp(key, "f32"))
+            p->dtype = CONVND_F32;
+        else if (!strcmp(key, "f16"))
+            p->dtype = CONVND_F16;
+        else if (!strcmp(key, "bf16"))
+            p->dtype = CONVND_BF16;
+        else if (!strcmp(key, "bias"))
+            p->has_bias = 1;
+        else if (!strcmp(key, "z"))
+            p->has_z = 1;
+        else if (!strcmp(key, "tf32"))
+            p->math = CONVND_MATH_ALLOW_TF32;
+        else
+            return 0;
         return 1;
     }
-    if (!strcmp(key, "N")) p->N = strtoll(val, NULL, 10);
-    else if (!strcmp(key, "Ci")) p->C_in = strtoll(val, NULL, 10);
-    else if (!strcmp(key, "Co")) p->C_out = strtoll(val, NULL, 10);
-    else if (!strcmp(key, "g")) p->groups = strtoll(val, NULL, 10);
-    else if (!strcmp(key, "I")) return parse_list(val, p->input, d);
-    else if (!strcmp(key, "K")) return parse_list(val, p->kernel, d);
-    else if (!strcmp(key, "S")) return parse_list(val, p->stride, d);
-    else if (!strcmp(key, "D")) return parse_list(val, p->dilation, d);
-    else if (!strcmp(key, "P0")) return parse_list(val, p->pad_before, d);
-    else if (!strcmp(key, "P1")) return parse_list(val, p->pad_after, d);
-    else if (!strcmp(key, "x")) return parse_layout(val, &p->x_layout);
-    else if (!strcmp(key, "w")) return parse_layout(val, &p->w_layout);
-    else if (!strcmp(key, "y")) return parse_layout(val, &p->y_layout);
-    else if (!strcmp(key, "alpha")) p->alpha = strtof(val, NULL);
-    else if (!strcmp(key, "beta")) p->beta = strtof(val, NULL);
+    if (!strcmp(key, "N"))
+        p->N = strtoll(val, NULL, 10);
+    else if (!strcmp(key, "Ci"))
+        p->C_in = strtoll(val, NULL, 10);
+    else if (!strcmp(key, "Co"))
+        p->C_out = strtoll(val, NULL, 10);
+    else if (!strcmp(key, "g"))
+        p->groups = strtoll(val, NULL, 10);
+    else if (!strcmp(key, "I"))
+        return parse_list(val, p->input, d);
+    else if (!strcmp(key, "K"))
+        return parse_list(val, p->kernel, d);
+    else if (!strcmp(key, "S"))
+        return parse_list(val, p->stride, d);
+    else if (!strcmp(key, "D"))
+        return parse_list(val, p->dilation, d);
+    else if (!strcmp(key, "P0"))
+        return parse_list(val, p->pad_before, d);
+    else if (!strcmp(key, "P1"))
+        return parse_list(val, p->pad_after, d);
+    else if (!strcmp(key, "x"))
+        return parse_layout(val, &p->x_layout);
+    else if (!strcmp(key, "w"))
+        return parse_layout(val, &p->w_layout);
+    else if (!strcmp(key, "y"))
+        return parse_layout(val, &p->y_layout);
+    else if (!strcmp(key, "alpha"))
+        p->alpha = strtof(val, NULL);
+    else if (!strcmp(key, "beta"))
+        p->beta = strtof(val, NULL);
     else if (!strcmp(key, "act")) {
-        if (!strcmp(val, "relu")) p->activation = CONVND_ACT_RELU;
-        else if (!strcmp(val, "silu")) p->activation = CONVND_ACT_SILU;
-        else if (!strcmp(val, "gelu")) p->activation = CONVND_ACT_GELU;
-        else if (!strcmp(val, "none")) p->activation = CONVND_ACT_NONE;
-        else return 0;
+        if (!strcmp(val, "relu"))
+            p->activation = CONVND_ACT_RELU;
+        else if (!strcmp(val, "silu"))
+            p->activation = CONVND_ACT_SILU;
+        else if (!strcmp(val, "gelu"))
+            p->activation = CONVND_ACT_GELU;
+        else if (!strcmp(val, "none"))
+            p->activation = CONVND_ACT_NONE;
+        else
+            return 0;
     } else
         return 0;
     return 1;

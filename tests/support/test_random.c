@@ -2,7 +2,9 @@
 #include "convnd_ref.h"
 
 /* splitmix64: tiny, full-period, good enough for test data */
-test_rng test_rng_seed(uint64_t seed) { return (test_rng){seed ^ 0x9e3779b97f4a7c15ull}; }
+test_rng test_rng_seed(uint64_t seed) {
+    return (test_rng){seed ^ 0x9e3779b97f4a7c15ull};
+}
 
 uint64_t test_rng_next(test_rng *r) {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
@@ -11,7 +13,9 @@ uint64_t test_rng_next(test_rng *r) {
     return z ^ (z >> 31);
 }
 
-double test_rng_unit(test_rng *r) { return (double)(test_rng_next(r) >> 11) * 0x1.0p-53; }
+double test_rng_unit(test_rng *r) {
+    return (double)(test_rng_next(r) >> 11) * 0x1.0p-53;
+}
 
 int64_t test_rng_int(test_rng *r, int64_t lo, int64_t hi) {
     return lo + (int64_t)(test_rng_next(r) % (uint64_t)(hi - lo + 1));

@@ -4,17 +4,21 @@ int64_t test_problem_outputs(const convnd_problem *p) {
     int64_t out[CONVND_MAX_DIMS];
     if (convnd_output_size(p, out) != CONVND_OK) return -1;
     int64_t n = p->N * p->C_out;
-    for (int32_t t = 0; t < p->dims; ++t) n *= out[t];
+    for (int32_t t = 0; t < p->dims; ++t)
+        n *= out[t];
     return n;
 }
 
 int64_t test_problem_macs(const convnd_problem *p) {
     int64_t k = p->C_in / p->groups;
-    for (int32_t t = 0; t < p->dims; ++t) k *= p->kernel[t];
+    for (int32_t t = 0; t < p->dims; ++t)
+        k *= p->kernel[t];
     return test_problem_outputs(p) * k;
 }
 
-static int64_t pick(test_rng *r, int64_t lo, int64_t hi) { return test_rng_int(r, lo, hi); }
+static int64_t pick(test_rng *r, int64_t lo, int64_t hi) {
+    return test_rng_int(r, lo, hi);
+}
 
 static void draw(test_rng *r, convnd_problem *p) {
     convnd_problem_init(p, (int32_t)pick(r, 1, 3));
@@ -42,7 +46,8 @@ static void draw(test_rng *r, convnd_problem *p) {
     p->alpha = pick(r, 0, 1) ? 1.0f : 0.75f;
     p->beta = p->has_z ? (pick(r, 0, 1) ? 1.0f : -0.5f) : 0.0f;
     p->activation = (convnd_activation)pick(r, 0, 3);
-    p->math = p->dtype == CONVND_F32 && pick(r, 0, 1) ? CONVND_MATH_ALLOW_TF32 : CONVND_MATH_DEFAULT;
+    p->math =
+        p->dtype == CONVND_F32 && pick(r, 0, 1) ? CONVND_MATH_ALLOW_TF32 : CONVND_MATH_DEFAULT;
 }
 
 void test_random_problem(test_rng *r, const test_problem_limits *lim, convnd_problem *p) {

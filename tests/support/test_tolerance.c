@@ -13,7 +13,8 @@ test_tolerance test_tolerance_for(const convnd_problem *p) {
     t.u_in = p->dtype == CONVND_F32 && p->math == CONVND_MATH_ALLOW_TF32 ? 0x1.0p-10 : 0.0;
     t.u_acc = 0x1.0p-23;
     double k = (double)(p->groups > 0 ? p->C_in / p->groups : p->C_in);
-    for (int32_t d = 0; d < p->dims; ++d) k *= (double)p->kernel[d];
+    for (int32_t d = 0; d < p->dims; ++d)
+        k *= (double)p->kernel[d];
     t.k_red = k;
     t.slope = p->activation == CONVND_ACT_NONE ? 1.0 : CONVND_REF_ACT_MAX_SLOPE;
     t.tiny = 0.5 * convnd_ref_ulp(p->dtype, 0.0);

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# One command for a lent GPU (an H200): build for sm_90 with CUDA on, run the whole test suite on
+# the GPU, compute-sanitizer (memcheck and racecheck) on a representative subset, the benchmark on
+# the suite; table, CSV, JSON, Markdown, plot and logs go to the output folder; a short summary
+# comes last. Sized to finish within 8 minutes on the lent machine.
+#
+#   bench/device-check.sh [OUT_DIR]          OUT_DIR defaults to $OUT, else out/device-check
+#   DEVICE=emulated bench/device-check.sh    the same steps on the emulated device (no GPU): the
+#                                            CUDA build, the benchmark's tests, bench --small;
+#                                            the sanitizer needs a GPU and is skipped
+#
+# Environment: JOBS (build parallelism, default nproc), BUILD_DIR (default build-device-check),
+# TEST_FILTER (Criterion --filter; default: all tests on the GPU, bench_*/* when emulated),
+# CONVND_DEVICE_DEPS (a folder from bench/pack-device-deps.sh with Criterion's headers and
+# libraries, for a machine without them), BUDGET_S (default 480).
+#
+# Only 8 files come back from a lent machine's $OUT: build.log, tests.log, sanitizer.log,
+# bench.txt (the table), results.csv, results.json, results.md (for bench/RESULTS.md), plot.png.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${1:-${OUT:-out/device-check}}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+device=${DEVICE:-gpu}
+build=${BUILD_DIR:-build-device-check}
+jobs=${JOBS:-$(nproc)}
+budget=${BUDGET_S:-480}
+start=$(date +%s)
+summary=()
+
+elapsed() { echo $(($(date +%s) - start)); }
+left() { echo $((budget - $(elapsed))); }
+note() { summary+=("$*"); echo "== device-check: $*"; }
+# Runs a step with at most `secs` seconds (never more than what the budget has left).
+bounded() {
+  local secs=$1; shift
+  local l; l=$(left)
+  [ "$secs" -gt "$l" ] && secs=$l
+  if [ "$secs" -lt 10 ]; then echo "out of time budget"; return 124; fi
+  timeout --kill-after=10 "$secs" "$@"
+}
+
+echo "== device-check: device=$device out=$out build=$build jobs=$jobs"
+if [ "$device" = gpu ]; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
+    2>&1 | tee "$out/build.log"
+else
+  export CONVND_DEVICE=emulated
+  : >"$out/build.log"
+fi
+
+# ---- dependencies a bare machine may lack ---------------------------------------------------
+cmake_args=(-DCONVND_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release)
+if [ -n "${CONVND_DEVICE_DEPS:-}" ] && [ -d "$CONVND_DEVICE_DEPS/include/criterion" ]; then
+  deps=$(cd "$CONVND_DEVICE_DEPS" && pwd)
+  cmake_args+=(-DCRITERION_INCLUDE_DIR="$deps/include" -DCRITERION_LIBRARY="$deps/lib/libcriterion.so")
+  export LD_LIBRARY_PATH="$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+# cuDNN from the CUDA toolkit, else from the nvidia-cudnn Python wheel (which has no libcudnn.so)
+if ! ls /usr/local/cuda/include/cudnn.h /usr/include/cudnn.h >/dev/null 2>&1; then
+  cudnn_dir=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
+  if [ -n "$cudnn_dir" ] && [ -f "$cudnn_dir/include/cudnn.h" ]; then
+    lib=$(ls "$cudnn_dir"/lib/libcudnn.so* 2>/dev/null | head -1)
+    cmake_args+=(-DCONVND_CUDNN_INCLUDE_DIR="$cudnn_dir/include" -DCONVND_CUDNN_LIBRARY="$lib")
+    export LD_LIBRARY_PATH="$cudnn_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+fi
+
+# ---- 1. build for sm_90 --------------------------------------------------------------------
+t0=$(elapsed)
+{ bounded 60 cmake -S . -B "$build" "${cmake_args[@]}" &&
+  bounded 300 cmake --build "$build" -j"$jobs"; } >>"$out/build.log" 2>&1
+build_rc=$?
+sm90=$(cuobjdump --list-elf "$build/libconvnd.a" 2>/dev/null | grep -c sm_90)
+note "build: rc=$build_rc in $(($(elapsed) - t0)) s; sm_90 ELF images in libconvnd.a: ${sm90:-?}" \
+     "(CUDA: $(grep -o 'CUDA kernels [A-Z]*' "$out/build.log" | head -1);" \
+     "$(grep -o 'cuDNN peer\|cuDNN not found' "$out/build.log" | head -1))"
+if [ "$build_rc" -ne 0 ]; then tail -30 "$out/build.log"; fi
+
+# ---- 2. the whole test suite on the device --------------------------------------------------
+tests_line="not run"
+if [ -x "$build/tests/convnd_tests" ]; then
+  filter=${TEST_FILTER:-}
+  [ -z "$filter" ] && [ "$device" != gpu ] && filter='bench_*/*'
+  t0=$(elapsed)
+  bounded 150 "$build/tests/convnd_tests" --jobs "$jobs" ${filter:+--filter "$filter"} \
+    >"$out/tests.log" 2>&1
+  rc=$?
+  tests_line="rc=$rc in $(($(elapsed) - t0)) s${filter:+ (filter $filter)}: $(grep -a 'Synthesis' "$out/tests.log" | tail -1)"
+else
+  echo "no test binary (Criterion missing? see CONVND_DEVICE_DEPS)" >"$out/tests.log"
+fi
+note "tests: $tests_line"
+
+# ---- 3. compute-sanitizer on a representative subset ----------------------------------------
+# The benchmark's validation and one timed run of every schedule on the --small suite: every
+# kernel family on real layer shapes, in a few thousand launches.
+bench="$build/bench/convnd-bench"
+san_args=(--small --no-peers --no-ceilings --reps 1 --quiet --seed 1)
+: >"$out/sanitizer.log"
+if [ "$device" = gpu ] && [ -x "$bench" ] && command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    t0=$(elapsed)
+    bounded 75 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bench" "${san_args[@]}" \
+      >>"$out/sanitizer.log" 2>&1
+    rc=$?
+    note "compute-sanitizer $tool: rc=$rc in $(($(elapsed) - t0)) s:" \
+         "$(grep -a 'ERROR SUMMARY\|RACECHECK SUMMARY' "$out/sanitizer.log" | tail -1)"
+  done
+else
+  echo "compute-sanitizer skipped: needs a GPU (device=$device)" | tee "$out/sanitizer.log"
+  note "compute-sanitizer: skipped (device=$device)"
+fi
+
+# ---- 4. the benchmark ---------------------------------------------------------------------
+bench_line="not run"
+if [ -x "$bench" ]; then
+  bench_args=(--out "$out")
+  [ "$device" != gpu ] && bench_args+=(--small)
+  t0=$(elapsed)
+  CONVND_COMMIT=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown) \
+    bounded 200 "$bench" "${bench_args[@]}" >"$out/bench.txt" 2>"$out/bench.err"
+  rc=$?
+  cat "$out/bench.err" >>"$out/bench.txt" && rm -f "$out/bench.err" "$out/plot.dat"
+  bench_line="rc=$rc in $(($(elapsed) - t0)) s: $(grep -a 'rows:' "$out/bench.txt" | tail -1)"
+  grep -a '^measured ceilings' "$out/bench.txt" | head -1 | sed 's/^/   /'
+fi
+note "bench: $bench_line"
+
+# ---- summary last ----------------------------------------------------------------------------
+echo
+echo "==== device-check summary ($device, $(elapsed) s of ${budget} s) ===="
+for line in "${summary[@]}"; do echo "  $line"; done
+echo "  files in $out: $(cd "$out" && ls | tr '\n' ' ')"

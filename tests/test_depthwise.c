@@ -1,0 +1,237 @@
+/* The depthwise, grouped and tiled_direct schedules beyond the forced-schedule suite's feature
+ * table: the planner's routing (issue 7's shapes), supports()' reasons, and problems aimed at
+ * one code path each (staging weights a few rows at a time, 16-byte vector paths and their
+ * misaligned fallback, stream runs and strides, multi-tile planes, several input-channel
+ * stages), checked against the CPU reference in every thread order of the active device. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "test_conv_case.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+
+TestSuite(depthwise, .timeout = 600);
+
+static convnd_problem parse(const char *text) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse(text, &p, err, sizeof err), "%s", err);
+    cr_assert(convnd_validate(&p) == CONVND_OK, "%s: %s", text, convnd_last_error());
+    return p;
+}
+
+/* ---- routing ---------------------------------------------------------------------------- */
+
+typedef struct route_case {
+    const char *problem, *plan; /* plan: "schedule:config", or "schedule:" for a prefix */
+} route_case;
+
+static const route_case routes[] = {
+    /* bench/suites/suite.csv's depthwise, causal, grouped and stem shapes */
+    {"fwd 2d N=32 Ci=96 Co=96 g=96 I=112 K=3 S=2 P0=1 P1=1 bf16 x=cl w=cl", "depthwise:cl_r4"},
+    {"fwd 2d N=32 Ci=576 Co=576 g=576 I=14 K=3 P0=1 P1=1 bf16 x=cl w=cl", "depthwise:cl_r4"},
+    {"fwd 2d N=32 Ci=96 Co=96 g=96 I=56 K=7 P0=3 P1=3 bf16 x=cl w=cl", "depthwise:cl_r8"},
+    {"fwd 2d N=16 Ci=128 Co=128 g=128 I=56 K=31 P0=15 P1=15 bf16 x=cl w=cl", "depthwise:cl_r8"},
+    {"fwd 1d Ci=12288 Co=12288 g=12288 I=16384 K=4 P0=3 P1=0 bf16 x=cl w=cl", "depthwise:stream4"},
+    {"fwd 1d N=4 Ci=1024 Co=1024 g=1024 I=4096 K=8 P0=7 P1=0 f16 x=cl w=cl", "depthwise:stream8"},
+    {"fwd 1d N=4 Ci=1024 Co=1024 g=1024 I=4096 K=3 D=2 P0=4 P1=0 x=cl w=cl", "depthwise:stream8"},
+    {"fwd 2d N=8 Ci=64 Co=64 g=64 I=56 K=3 P0=1 P1=1", "depthwise:cf_tile"},
+    {"fwd 1d N=4 Ci=1024 Co=1024 g=1024 I=4096 K=4 P0=3 P1=0 bf16", "depthwise:cf_tile"},
+    {"fwd 2d N=8 Ci=64 Co=128 g=64 I=28 K=3 P0=1 P1=1 x=cl w=cl", "depthwise:cl_r4"},
+    {"fwd 2d N=8 Ci=128 Co=128 g=32 I=28 K=3 P0=1 P1=1 f16 x=cl w=cl", "grouped:r4_co4"},
+    {"fwd 2d N=8 Ci=64 Co=512 g=32 I=28 K=3 P0=1 P1=1 bf16 x=cl w=cl", "grouped:r2_co16"},
+    {"fwd 2d N=32 Ci=512 Co=512 g=32 I=14 K=3 P0=1 P1=1 x=cl w=cl", "grouped:r2_co16"},
+    {"fwd 2d N=32 Ci=256 Co=256 g=32 I=14 K=3 P0=1 P1=1 x=cl w=cl", "grouped:r4_co8"},
+    {"fwd 2d N=32 Ci=512 Co=512 g=32 I=14 K=3 P0=1 P1=1 bf16 x=cl w=cl", "igemm_tc:"},
+    {"fwd 2d N=32 Ci=3 Co=64 I=224 K=7 S=2 P0=3 P1=3 bf16 x=cl w=cl", "tiled_direct:co16"},
+    {"fwd 2d N=8 Ci=8 Co=16 I=64 K=3 P0=1 P1=1 f16 x=cl w=cl", "tiled_direct:co8"},
+    {"fwd 3d N=2 Ci=2 Co=4 I=16 K=3 P0=1 P1=1", "tiled_direct:co4"},
+    {"fwd 2d N=32 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 bf16 x=cl w=cl", "igemm_tc:"},
+};
+
+Test(depthwise, planner_routes_issue7_shapes) {
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; ++i) {
+        const convnd_problem p = parse(routes[i].problem);
+        char plan[128];
+        cr_assert_eq(convnd_plan_name(&p, NULL, plan, sizeof plan), CONVND_OK, "%s: %s",
+                     routes[i].problem, convnd_last_error());
+        const size_t n = strlen(routes[i].plan);
+        const int prefix = routes[i].plan[n - 1] == ':';
+        cr_expect(prefix ? strncmp(plan, routes[i].plan, n) == 0 : strcmp(plan, routes[i].plan) == 0,
+                  "%s: planned %s, expected %s%s", routes[i].problem, plan, routes[i].plan,
+                  prefix ? "..." : "");
+    }
+}
+
+/* ---- supports() and its reasons --------------------------------------------------------- */
+
+typedef struct refusal_case {
+    const char *spec, *problem, *reason_part;
+} refusal_case;
+
+static const refusal_case refusals[] = {
+    {"depthwise", "fwd 2d Ci=3 Co=6 I=8 K=3", "not depthwise: groups=1, C_in=3"},
+    {"depthwise", "fwd 2d Ci=8 Co=8 g=4 I=8 K=3", "groups=4, C_in=8"},
+    {"depthwise", "tr 2d Ci=4 Co=4 g=4 I=5 K=3 S=2", "forward only"},
+    {"depthwise:stream4", "fwd 2d Ci=4 Co=4 g=4 I=8 K=3", "kernel 1x3 in the leading dims"},
+    {"depthwise:stream4", "fwd 1d Ci=4 Co=4 g=4 I=30 K=5 P0=4 P1=0", "= 5 along W exceeds the "
+                                                                     "register window of 4"},
+    {"depthwise:stream8", "fwd 1d Ci=4 Co=4 g=4 I=30 K=3 D=4 P0=8 P1=0", "= 9 along W"},
+    {"depthwise:cf_tile", "fwd 2d Ci=2 Co=2 g=2 I=400 K=31 D=12 P0=180 P1=180",
+     "dilation 12x12, kernel 31x31) exceeds 98304 bytes"},
+    {"grouped", "fwd 2d Ci=3 Co=6 I=8 K=3", "groups=1: not a grouped convolution"},
+    {"grouped", "tr 2d Ci=4 Co=4 g=2 I=5 K=3", "forward only"},
+    {"grouped:r2_co16", "fwd 1d Ci=2048 Co=32 g=2 I=3000 K=2000", "C_in/groups=1024 with kernel "
+                                                                  "width 2000"},
+    {"tiled_direct", "tr 2d Ci=3 Co=4 I=5 K=3", "forward only"},
+    {"tiled_direct", "fwd 1d Ci=1 Co=1 I=3000000 K=2000000", "exceed 98304 bytes"},
+};
+
+Test(depthwise, supports_refuses_with_reasons) {
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; ++i) {
+        const refusal_case *r = &refusals[i];
+        const convnd_problem p = parse(r->problem);
+        char reason[512] = "";
+        cr_expect(!convnd_schedule_supports(r->spec, &p, reason, sizeof reason),
+                  "%s supports %s", r->spec, r->problem);
+        cr_expect(strstr(reason, r->reason_part) != NULL, "%s on %s: reason '%s' lacks '%s'",
+                  r->spec, r->problem, reason, r->reason_part);
+    }
+}
+
+/* ---- targeted paths ------------------------------------------------------------------------ */
+
+typedef struct path_case {
+    const char *spec, *problem, *why;
+    int z_in_place;
+} path_case;
+
+static const path_case paths[] = {
+    /* cl: a 31x31 kernel over many channels, weights staged a few rows at a time */
+    {"depthwise:cl_r4", "fwd 2d N=2 Ci=64 Co=64 g=64 I=5,6 K=31 P0=15 P1=15 x=cl w=cl",
+     "f32 vectors, 6 of 31 rows per stage", 0},
+    {"depthwise:cl_r8", "fwd 2d Ci=256 Co=256 g=256 I=3,4 K=31 P0=15 P1=15 bf16 x=cl w=cl bias",
+     "bf16 vectors, one row per stage", 0},
+    /* cl: vectors with stride and dilation (no sliding), with an in-place residual */
+    {"depthwise:cl_r4",
+     "fwd 2d N=2 Ci=24 Co=24 g=24 I=9,12 K=3 S=2 D=2 P0=2 P1=1 f16 x=cl w=cl bias z beta=-0.5",
+     "f16 vectors, dilation 2", 1},
+    {"depthwise:cl_r8",
+     "fwd 2d N=2 Ci=24 Co=24 g=24 I=9,12 K=3 S=2 D=2 P0=2 P1=1 f16 x=cl w=cl bias z beta=-0.5",
+     "f16 vectors, dilation 2", 1},
+    /* cl: sliding windows over three stride phases, W tail */
+    {"depthwise:cl_r8", "fwd 2d Ci=8 Co=8 g=8 I=7,20 K=5 S=3 P0=2 P1=2 x=cl w=cl",
+     "stride-3 phases", 0},
+    {"depthwise:cl_r4", "fwd 1d N=2 Ci=3 Co=9 g=3 I=30 K=5 P0=2 P1=2 bf16 x=cl w=cl",
+     "multiplier 3, scalar lanes", 0},
+    {"depthwise:cl_r8", "fwd 1d N=2 Ci=3 Co=9 g=3 I=30 K=5 P0=2 P1=2 bf16 x=cl w=cl",
+     "multiplier 3, scalar lanes", 0},
+    /* stream: many runs per row, strides and dilation, 2-D with a 1xK kernel, channels-first */
+    {"depthwise:stream4", "fwd 1d N=2 Ci=8 Co=8 g=8 I=300 K=4 P0=3 P1=0 x=cl w=cl bias act=silu",
+     "75 runs per row", 0},
+    {"depthwise:stream8", "fwd 1d N=2 Ci=8 Co=8 g=8 I=300 K=4 P0=3 P1=0 x=cl w=cl bias act=silu",
+     "window 8 for a kernel of 4", 0},
+    {"depthwise:stream8", "fwd 1d Ci=16 Co=16 g=16 I=100 K=3 S=2 D=3 P0=6 P1=-3 bf16 x=cl w=cl",
+     "stride 2, dilation 3", 0},
+    {"depthwise:stream8", "fwd 1d Ci=5 Co=15 g=5 I=64 K=8 S=3 P0=0 P1=4 f16 x=cl w=cl z beta=1",
+     "multiplier 3, stride 3 > window shift", 1},
+    {"depthwise:stream4", "fwd 2d N=2 Ci=8 Co=8 g=8 I=3,40 K=1,4 S=2,1 P0=0,3 P1=1,0 f16 x=cl w=cl",
+     "2-D with a 1x4 kernel, padded rows", 0},
+    {"depthwise:stream4", "fwd 1d Ci=6 Co=6 g=6 I=50 K=3 P0=2 P1=0", "channels-first", 0},
+    /* cf_tile: several tiles per plane, 1-D, 3-D */
+    {"depthwise:cf_tile", "fwd 2d Ci=2 Co=4 g=2 I=40,70 K=3 P0=1 P1=1 bias", "2x3 tiles", 0},
+    {"depthwise:cf_tile", "fwd 1d N=2 Ci=3 Co=3 g=3 I=600 K=4 P0=3 P1=0", "1-D, 3 tiles of 256", 0},
+    {"depthwise:cf_tile", "fwd 3d Ci=2 Co=2 g=2 I=5,9,9 K=3 S=2 P0=1 P1=1 f16", "3-D slabs", 0},
+    /* grouped: weights staged row by row, 16-byte input vectors */
+    {"grouped:r2_co16", "fwd 2d Ci=64 Co=64 g=4 I=5,6 K=7 P0=3 P1=3 x=cl w=cl",
+     "one row per stage", 0},
+    {"grouped:r4_co8", "fwd 2d Ci=64 Co=64 g=4 I=5,6 K=7 P0=3 P1=3 x=cl w=cl",
+     "one row per stage", 0},
+    {"grouped:r4_co4",
+     "fwd 2d N=2 Ci=64 Co=32 g=4 I=6,7 K=3 S=1,2 P0=1 P1=1 bf16 x=cl w=cl bias act=gelu",
+     "bf16 input vectors", 0},
+    {"grouped:r2_co16",
+     "fwd 2d N=2 Ci=64 Co=32 g=4 I=6,7 K=3 S=1,2 P0=1 P1=1 bf16 x=cl w=cl bias act=gelu",
+     "bf16 input vectors", 0},
+    /* tiled: two input-channel stages, groups in 3-D, several tiles of a stem */
+    {"tiled_direct:co4", "fwd 2d Ci=12 Co=10 I=9,10 K=3 P0=1 P1=1 x=cl w=cl", "2 channel stages",
+     0},
+    {"tiled_direct:co16", "fwd 2d Ci=12 Co=10 I=9,10 K=3 P0=1 P1=1 x=cl w=cl", "2 channel stages",
+     0},
+    {"tiled_direct:co8", "fwd 3d N=2 Ci=4 Co=6 g=2 I=4,5,6 K=3 S=1,2,1 P0=1 P1=1 bf16",
+     "groups, 3-D", 0},
+    {"tiled_direct:co16", "fwd 2d Ci=3 Co=64 I=40,36 K=7 S=2 P0=3 P1=3 bf16 x=cl w=cl bias",
+     "stem, 4 channel blocks x several tiles", 0},
+};
+
+/* Runs c on spec in every thread order; each result checked against the reference. */
+static void run_all_orders(test_conv_case *c, const char *spec, const char *what) {
+    char text[512];
+    convnd_problem_format(text, sizeof text, &c->p);
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        const convnd_status st = test_case_run(c, spec);
+        char msg[1024] = "";
+        const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
+        cr_expect(ok, "%s (%s, order %s): %s%s\n  problem: %s", spec, what,
+                  test_order_name(order), st == CONVND_OK ? "" : convnd_status_string(st),
+                  st == CONVND_OK ? msg : convnd_last_error(), text);
+    }
+}
+
+Test(depthwise, targeted_paths_match_reference) {
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; ++i) {
+        const path_case *t = &paths[i];
+        const convnd_problem p = parse(t->problem);
+        char reason[512];
+        cr_assert(convnd_schedule_supports(t->spec, &p, reason, sizeof reason),
+                  "%s does not support %s: %s", t->spec, t->problem, reason);
+        test_conv_case c;
+        char err[512];
+        cr_assert(test_case_init(&c, &p, t->z_in_place, 0x7d00 + i, err, sizeof err), "%s", err);
+        run_all_orders(&c, t->spec, t->why);
+        test_case_free(&c);
+    }
+}
+
+/* A device copy of host data starting one element past a 16-byte boundary; *base is what to
+ * free. */
+static void *misaligned_upload(const test_conv_case *c, const void *host, int64_t n, void **base) {
+    *base = test_device_upload(c->p.dtype, NULL, n + 1);
+    cr_assert(*base, "allocation failed");
+    void *p = (char *)*base + c->esize;
+    if (host) cr_assert_eq(convnd_memcpy_h2d(p, host, c->esize * (size_t)n), CONVND_OK);
+    return p;
+}
+
+/* The 16-byte paths must notice pointers that are not 16-byte aligned and go element by
+ * element (a vector access there faults on a GPU, and is caught by the check below as a
+ * wrong or unwritten result otherwise). */
+Test(depthwise, misaligned_pointers_take_the_element_path) {
+    static const char *const specs[] = {"depthwise:cl_r4", "depthwise:cl_r8", "depthwise:stream4",
+                                        "grouped:r4_co8"};
+    static const char *const problems[] = {
+        "fwd 2d N=2 Ci=16 Co=16 g=16 I=6,7 K=3 P0=1 P1=1 f16 x=cl w=cl bias z beta=1",
+        "fwd 2d N=2 Ci=16 Co=16 g=16 I=6,7 K=3 P0=1 P1=1 f16 x=cl w=cl bias z beta=1",
+        "fwd 1d N=2 Ci=16 Co=16 g=16 I=40 K=4 P0=3 P1=0 bf16 x=cl w=cl bias z beta=1",
+        "fwd 2d N=2 Ci=32 Co=16 g=2 I=6,7 K=3 P0=1 P1=1 bf16 x=cl w=cl bias"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+        const convnd_problem p = parse(problems[i]);
+        test_conv_case c;
+        char err[512];
+        cr_assert(test_case_init(&c, &p, 0, 0x3a11 + i, err, sizeof err), "%s", err);
+        void *dx = c.dx, *dy = c.dy, *dz = c.dz, *bx, *by, *bz;
+        c.dx = misaligned_upload(&c, c.hx, c.xd.numel, &bx);
+        c.dy = misaligned_upload(&c, NULL, c.yd.numel, &by);
+        c.dz = misaligned_upload(&c, c.hz, c.yd.numel, &bz);
+        run_all_orders(&c, specs[i], "x, y and z one element off 16 bytes");
+        c.dx = dx, c.dy = dy, c.dz = dz;
+        convnd_free(bx);
+        convnd_free(by);
+        convnd_free(bz);
+        test_case_free(&c);
+    }
+}
