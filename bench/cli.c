@@ -28,6 +28,8 @@ void bench_print_usage(FILE *f) {
         "  --reps N             timed repeats (default: GPU 10-100 for ~200 ms, emulated 3-5)\n"
         "  --force              run the full suite on the emulated device anyway (hours)\n"
         "  --quiet              no progress lines on stderr\n"
+        "  --show-skipped       also print the rows of candidates that do not support a problem\n"
+        "                       (always in results.csv/json, with the schedule's reason)\n"
         "Exit status: 0 all rows ok or skipped, 1 some row FAILED or errored, 2 usage error.\n",
         f);
 }
@@ -54,6 +56,7 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
         else if (strcmp(a, "--no-ceilings") == 0) cli->ceilings = 0;
         else if (strcmp(a, "--force") == 0) cli->force = 1;
         else if (strcmp(a, "--quiet") == 0) cli->quiet = 1;
+        else if (strcmp(a, "--show-skipped") == 0) cli->show_skipped = 1;
         else if (strcmp(a, "--suite") == 0 || strcmp(a, "--problem") == 0 ||
                  strcmp(a, "--schedule") == 0 || strcmp(a, "--device") == 0 ||
                  strcmp(a, "--out") == 0 || strcmp(a, "--filter") == 0 ||

@@ -219,7 +219,7 @@ int main(int argc, char **argv) {
         cfg.seed += 1; /* fresh data per problem */
         bench_run_problem(&problems[i], cands, nc, &cfg, r);
         for (int32_t j = 0; j < nc; ++j) {
-            bench_print_row(stdout, &r[j]);
+            if (r[j].status != BENCH_SKIPPED || cli.show_skipped) bench_print_row(stdout, &r[j]);
             bad |= r[j].status == BENCH_FAILED || r[j].status == BENCH_ERROR;
         }
         fflush(stdout);

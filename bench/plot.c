@@ -14,9 +14,11 @@
 #define PLOT_MAX_SERIES 64
 
 int bench_write_plot_data(const char *path, const bench_row *rows, int32_t n) {
+    /* the series with at least one bar, in first-appearance order */
     const char *series[PLOT_MAX_SERIES];
     int32_t ns = 0;
     for (int32_t i = 0; i < n; ++i) {
+        if (rows[i].status != BENCH_OK || !(rows[i].vs_baseline > 0.0)) continue;
         int32_t j = 0;
         while (j < ns && strcmp(series[j], rows[i].series) != 0) ++j;
         if (j == ns && ns < PLOT_MAX_SERIES) series[ns++] = rows[i].series;

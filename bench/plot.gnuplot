@@ -18,20 +18,26 @@ set datafile separator "\t"
 set datafile missing "-"
 
 set title ptitle
+# sixteen distinct colours, so no two candidates share one
+colors = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #393b79 #e7ba52 #843c39 #31a354 #636363 #f781bf"
+do for [i=1:16] { set linetype i lc rgb word(colors, i) }
+set linetype cycle 16
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.85 border rgb "gray30"
 set boxwidth 0.9
 # speeds span orders of magnitude (the direct fallback vs tensor-core schedules): log scale
-set logscale y 2
+set logscale y 10
 set yrange [*:*]
 set format y "%gx"
 set ylabel sprintf("speed relative to %s (log scale, higher is faster)", baseline)
 set grid ytics lc rgb "gray80"
-set xtics rotate by -35 scale 0 font ",9"
+set xtics rotate by 30 right scale 0 font ",9"
 set key outside right top vertical Left reverse noenhanced
 set bmargin 8
 # the baseline itself
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lw 1.5 dt 2 lc rgb "black" front
 
-plot for [i=2:*] datafile using i:xtic(1) title columnheader(i)
+# one column per candidate after the problem name: count the header's fields
+if (!exists("ncols")) ncols = int(system(sprintf("head -1 '%s' | awk -F'\t' '{print NF}'", datafile)))
+plot for [i=2:ncols] datafile using i:xtic(1) title columnheader(i)

@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402,F401
 
 
 def main():
@@ -23,6 +24,7 @@ def main():
     problems = [r[0].strip('"') for r in data]
     width = 0.85 / max(1, len(series))
     fig, ax = plt.subplots(figsize=(18, 8.2))
+    colors = plt.get_cmap("tab20").colors  # distinct colours for up to 20 candidates
     for j, name in enumerate(series):
         xs, ys = [], []
         for i, r in enumerate(data):
@@ -30,8 +32,9 @@ def main():
             if v != "-" and math.isfinite(float(v)):
                 xs.append(i + (j - (len(series) - 1) / 2) * width)
                 ys.append(float(v))
-        ax.bar(xs, ys, width, label=name)
-    ax.set_yscale("log", base=2)
+        ax.bar(xs, ys, width, label=name, color=colors[j % len(colors)], edgecolor="0.3")
+    ax.set_yscale("log", base=10)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1.2)
     ax.set_xticks(range(len(problems)))
     ax.set_xticklabels(problems, rotation=35, ha="right", fontsize=9)

@@ -90,7 +90,8 @@ void bench_print_row(FILE *f, const bench_row *r) {
 void bench_print_summary(FILE *f, const bench_row *rows, int32_t n, const bench_meta *m) {
     int32_t count[4] = {0, 0, 0, 0};
     for (int32_t i = 0; i < n; ++i) ++count[rows[i].status];
-    fprintf(f, "\n%d rows: %d timed, %d FAILED validation, %d skipped, %d errors.\n", (int)n,
+    fprintf(f, "\n%d rows: %d timed, %d FAILED validation, %d skipped (unsupported; reasons in "
+               "results.csv, or --show-skipped), %d errors.\n", (int)n,
             (int)count[BENCH_OK], (int)count[BENCH_FAILED], (int)count[BENCH_SKIPPED],
             (int)count[BENCH_ERROR]);
     if (m->emulated)

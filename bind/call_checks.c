@@ -47,6 +47,17 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
                             y_span.bytes);
     if (y_span.bytes == 0) return CONVND_OK;
 
+    /* Elements must be naturally aligned: on the GPU a misaligned load faults, and the fault
+     * leaves the CUDA context unusable, so it is refused here instead. */
+    for (int i = 0; i <= n_inputs; ++i) {
+        const tensor_span *t = i < n_inputs ? &inputs[i] : &y_span;
+        if (!t->required || t->bytes == 0 || (uintptr_t)t->ptr % (uintptr_t)s.elem_bytes == 0)
+            continue;
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s=%p is not aligned to its %" PRId64 "-byte %s elements", t->name,
+                            t->ptr, s.elem_bytes, convnd_dtype_name(p->dtype));
+    }
+
     for (int i = 0; i < n_inputs; ++i) {
         const tensor_span *in = &inputs[i];
         if (!in->required || in->bytes == 0 || !in->ptr) continue;

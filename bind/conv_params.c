@@ -1,6 +1,7 @@
 /* The kernels' view of a problem: padded to 3 spatial dims, layouts as strides. */
 #include "problem_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Logical shape [d0, d1, s0, s1, s2] with the problem's dims placed last and leading 1s. */
@@ -12,6 +13,13 @@ static void padded_shape(int64_t d0, int64_t d1, const int64_t *spatial, int32_t
         const int t = j - (3 - dims);
         shape[2 + j] = t >= 0 ? spatial[t] : 1;
     }
+}
+
+/* CONVND_FORCE_INDEX64=1 sends every problem down the kernels' 64-bit index path, so that tests
+ * can check that path on problems small enough to run (tests/test_overflow.c). */
+static int index64_forced(void) {
+    const char *e = getenv("CONVND_FORCE_INDEX64");
+    return e && strcmp(e, "1") == 0;
 }
 
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out) {
@@ -66,7 +74,8 @@ convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_pa
     q.w_cl = p->w_layout == CONVND_CHANNELS_LAST;
     q.y_cl = s.y_layout == CONVND_CHANNELS_LAST;
     const int64_t limit = (int64_t)1 << 31;
-    q.index64 = s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit;
+    q.index64 =
+        s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit || index64_forced();
     *out = q;
     return CONVND_OK;
 }

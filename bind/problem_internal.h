@@ -30,12 +30,15 @@ int64_t convnd_dtype_bytes(convnd_dtype dtype);
 void convnd_layout_strides(const int64_t *shape, int32_t rank, convnd_layout layout,
                            int64_t *strides);
 
-/* Validates p, pads it to 3 spatial dims (leading size-1 dims) and fills the kernels' view. */
+/* Validates p, pads it to 3 spatial dims (leading size-1 dims) and fills the kernels' view.
+ * index64 is set when a tensor has 2^31 elements or more, or always when the environment has
+ * CONVND_FORCE_INDEX64=1 (a test hook: the 64-bit paths on problems small enough to run). */
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out);
 
 /* Checks the pointers of a conv_nd call against a valid problem: x, w and y (and bias when
- * has_bias, z when has_z) must not be NULL unless that tensor has no elements; no input may
- * overlap y's bytes, except z == y exactly (in-place residual). Validates p first. */
+ * has_bias, z when has_z) must not be NULL unless that tensor has no elements; each must be
+ * aligned to the element size; no input may overlap y's bytes, except z == y exactly (in-place
+ * residual). Validates p first. */
 convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
                                 const void *bias, const void *z, const void *y);
 

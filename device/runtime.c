@@ -160,7 +160,7 @@ static convnd_status usable_device(convnd_device *d) {
 convnd_status convnd_malloc(void **ptr, size_t bytes) {
     if (!ptr) return convnd_error(CONVND_ERR_NULL_POINTER, "convnd_malloc: ptr is NULL");
     *ptr = NULL;
-    convnd_device d;
+    convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
 #ifdef CONVND_HAVE_CUDA
@@ -186,7 +186,7 @@ convnd_status convnd_malloc(void **ptr, size_t bytes) {
 
 convnd_status convnd_free(void *ptr) {
     if (!ptr) return CONVND_OK;
-    convnd_device d;
+    convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
 #ifdef CONVND_HAVE_CUDA
@@ -208,7 +208,7 @@ static convnd_status copy(void *dst, const void *src, size_t bytes, copy_kind ki
     if (!dst || !src)
         return convnd_error(CONVND_ERR_NULL_POINTER, "%s: %s is NULL (%zu bytes)", names[kind],
                             !dst ? "dst" : "src", bytes);
-    convnd_device d;
+    convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
 #ifdef CONVND_HAVE_CUDA
@@ -238,7 +238,7 @@ convnd_status convnd_memset(void *dst, int value, size_t bytes) {
     if (!dst)
         return convnd_error(CONVND_ERR_NULL_POINTER, "convnd_memset: dst is NULL (%zu bytes)",
                             bytes);
-    convnd_device d;
+    convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
 #ifdef CONVND_HAVE_CUDA
@@ -252,7 +252,7 @@ convnd_status convnd_memset(void *dst, int value, size_t bytes) {
 }
 
 convnd_status convnd_synchronize(void *stream) {
-    convnd_device d;
+    convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
 #ifdef CONVND_HAVE_CUDA

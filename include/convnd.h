@@ -154,9 +154,9 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
                                size_t buf_len);
 
 /* y = act(alpha * conv(x, w) + bias + beta * z). All pointers are device pointers (memory from
- * convnd_malloc works on either device). bias and z may be NULL when the problem does not use
- * them. z may equal y; no other overlap with y is allowed. On any error nothing is written to y.
- * opts may be NULL. */
+ * convnd_malloc works on either device), aligned to the element size. bias and z may be NULL
+ * when the problem does not use them. z may equal y; no other overlap with y is allowed. On any
+ * error nothing is written to y. opts may be NULL. */
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
                       const void *z, void *y, void *workspace, size_t workspace_bytes,
                       void *stream, const convnd_options *opts);

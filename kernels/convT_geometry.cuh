@@ -111,7 +111,7 @@ __host__ inline convT_phases convT_make_phases(const convnd_conv_params &p, int 
         g.D[t] = (int32_t)(p.d[t] / gcd);
         g.I[t] = (int32_t)p.in[t];
         g.xs[2 + t] = (int32_t)p.xs[2 + t];
-        g.ws[2 + t] = (int32_t)((p.s[t] / gcd) * p.ws[2 + t]);
+        g.ws[2 + t] = (int32_t)(-(p.s[t] / gcd) * p.ws[2 + t]);
         g.ys[2 + t] = (int32_t)(p.s[t] * p.ys[2 + t]);
         for (int64_t r = 0; r < p.s[t]; ++r)
             ph.dim[t][r] = convT_make_dim_phase(p, t, r);
@@ -151,11 +151,22 @@ __host__ inline int32_t convT_row_blocks(const convT_phases &ph) {
 
 /* ---- device side ---------------------------------------------------------------------------- */
 
-/* Block bx's phase: its geometry, first GEMM row, and the offsets of the phase's first weight
- * tap and first output within w and y. */
+/* A phase's geometry: what igemm_block_tile reads, and the weight offset of the phase's first
+ * tap (k_last), which only convT's B loaders read (convT_of: they receive this object as the
+ * igemm_geometry it derives from). Folding it into each thread's row base, as y's offset is
+ * folded into the row offsets, keeps w, y and z the kernel's parameters rather than registers. */
+struct convT_geometry : igemm_geometry {
+    int32_t w_base;
+};
+
+__device__ __forceinline__ const convT_geometry &convT_of(const igemm_geometry &g) {
+    return static_cast<const convT_geometry &>(g);
+}
+
+/* Block bx's phase: its geometry, first GEMM row, and the offset of its first output in y. */
 struct convT_block {
-    igemm_geometry g;
-    int32_t m0, w_off, y_off;
+    convT_geometry g;
+    int32_t m0, y_off;
 };
 
 __device__ __forceinline__ convT_block convT_locate(const convT_phases &ph, int32_t bx, int bm) {
@@ -169,9 +180,9 @@ __device__ __forceinline__ convT_block convT_locate(const convT_phases &ph, int3
             hi = mid - 1;
     }
     convT_block b;
-    b.g = ph.g;
+    static_cast<igemm_geometry &>(b.g) = ph.g;
     b.m0 = (bx - ph.first_block[lo]) * bm;
-    b.w_off = b.y_off = 0;
+    b.g.w_base = b.y_off = 0;
     const int32_t residue = ph.residue[lo];
     int32_t m = ph.N, taps = ph.chunks;
     CONVND_UNROLL(3)
@@ -180,7 +191,7 @@ __device__ __forceinline__ convT_block convT_locate(const convT_phases &ph, int3
         b.g.O[t] = e.O;
         b.g.P0[t] = e.P0;
         b.g.K[t] = e.T;
-        b.w_off += e.w_off;
+        b.g.w_base += e.w_off;
         b.y_off += e.y_off;
         m *= e.O;
         taps *= e.T;

@@ -36,7 +36,8 @@ struct convT_b_loader : igemm_b_gather_loader<T, BN, BK, LD, THREADS> {
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
         const int32_t n = n0 + tid % BN;
-        this->base = n < g.cout_g ? n * g.ws[0] + group * g.cin_g * g.ws[1] : -1;
+        this->base =
+            n < g.cout_g ? convT_of(g).w_base + n * g.ws[0] + group * g.cin_g * g.ws[1] : -1;
     }
 };
 
@@ -69,9 +70,8 @@ __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
                  const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
     using loaders = convT_loaders<T, BM, BN, BK, Mma::THREADS, PATH>;
     const convT_block b = convT_locate(ph, (int32_t)blockIdx.x, BM);
-    igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(p, b.g, b.m0, (int32_t)blockIdx.y * BN,
-                                                          (int32_t)blockIdx.z, x, w + b.w_off, bias,
-                                                          z ? z + b.y_off : z, y + b.y_off);
+    igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(
+        p, b.g, b.m0, (int32_t)blockIdx.y * BN, (int32_t)blockIdx.z, x, w, bias, z, y, b.y_off);
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */

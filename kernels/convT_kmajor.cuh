@@ -12,7 +12,7 @@
 #ifndef CONVND_CONVT_KMAJOR_CUH
 #define CONVND_CONVT_KMAJOR_CUH
 
-#include "igemm_geometry.cuh"
+#include "convT_geometry.cuh"
 #include "igemm_mma.cuh"
 
 namespace CONVND_NS {
@@ -39,20 +39,22 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_kmajo
                   "k-major B loader: tile does not split evenly over the threads");
     static_assert(LDB % VEC == 0, "k-major B rows must stay 16-byte aligned");
 
-    int32_t col;  /* first output channel of this thread's chunk within the tile row */
-    int32_t base; /* the group's first input channel + the chunk's output channel; -1: past
-                     cout_g */
+    /* the phase's first tap + the group's first input channel + the chunk's first output
+     * channel; -1: past cout_g. The chunk's column in the tile, (tid % CHUNKS) * VEC, is
+     * recomputed per load: one register fewer through the main loop. */
+    int32_t base;
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
-        col = (tid % CHUNKS) * VEC;
-        const int32_t n = n0 + col;
-        base = n < g.cout_g ? n + group * g.cin_g * g.ws[1] : -1; /* ws[0] == 1 */
+        const int32_t n = n0 + (tid % CHUNKS) * VEC;
+        /* n * ws[0] with ws[0] == 1 */
+        base = n < g.cout_g ? convT_of(g).w_base + n + group * g.cin_g * g.ws[1] : -1;
     }
 
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t tap = it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
+        const int col = (tid % CHUNKS) * VEC;
         CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int k = tid / CHUNKS + p * ROWS_PER_PASS;

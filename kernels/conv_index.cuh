@@ -24,7 +24,9 @@ namespace CONVND_NS {
 
 /* ---- index width -------------------------------------------------------------------------- */
 
-__host__ inline int64_t conv_abs64(int64_t v) { return v < 0 ? -v : v; }
+__host__ inline int64_t conv_abs64(int64_t v) {
+    return v < 0 ? -v : v;
+}
 
 /* True when a kernel must use 64-bit indices. Beyond params.index64 (a tensor with >= 2^31
  * elements), a launch also needs them when the grid-stride loop could step past INT32_MAX, or
@@ -36,6 +38,13 @@ __host__ inline bool conv_needs_index64(const convnd_conv_params &p) {
     if (p.index64) return true;
     if (p.x_numel >= limit || p.w_numel >= limit || p.y_numel >= limit) return true;
     for (int t = 0; t < 3; ++t) {
+        /* Each term of span is at least as large as each of these, so refusing them first
+         * changes no answer; it keeps the sum below from overflowing (and |INT64_MIN| from
+         * being taken) when a valid problem has paddings or strides near the int64 limits. */
+        if (p.p0[t] <= -limit || p.p0[t] >= limit || p.p1[t] <= -limit || p.p1[t] >= limit ||
+            p.k[t] >= limit || p.d[t] >= limit || p.in[t] >= limit || p.out[t] >= limit ||
+            p.s[t] >= limit)
+            return true;
         const int64_t span = conv_abs64(p.p0[t]) + conv_abs64(p.p1[t]) + p.k[t] * p.d[t] +
                              (p.in[t] + p.out[t]) * (p.s[t] + 1);
         if (span >= limit) return true;
@@ -60,16 +69,14 @@ __host__ __device__ __forceinline__ Idx conv_spatial_offset(const int64_t s[5], 
 }
 
 /* A logical output position. */
-template <typename Idx> struct conv_out_index {
-    Idx n, c, o[3];
-};
+template <typename Idx> struct conv_out_index { Idx n, c, o[3]; };
 
 /* Splits a linear output number into (n, c_out, o0, o1, o2), enumerating y in its memory order
  * (c_out innermost when y is channels-last) so that consecutive threads store to consecutive
  * addresses. */
 template <typename Idx>
-__host__ __device__ __forceinline__ conv_out_index<Idx> conv_output_index(const convnd_conv_params &p,
-                                                                           Idx linear) {
+__host__ __device__ __forceinline__ conv_out_index<Idx>
+conv_output_index(const convnd_conv_params &p, Idx linear) {
     conv_out_index<Idx> r;
     const Idx O0 = (Idx)p.out[0], O1 = (Idx)p.out[1], O2 = (Idx)p.out[2];
     const Idx C = (Idx)p.C_out;
@@ -154,8 +161,7 @@ __host__ __device__ __forceinline__ bool conv_reads_z(const convnd_conv_params &
 /* The epilogue on values the caller already loaded (bias_v: bias[c] when has_bias; z_v: z at
  * y's offset when conv_reads_z), for kernels that load bias and z in vectors. */
 __host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv_params &p,
-                                                               float acc, float bias_v,
-                                                               float z_v) {
+                                                               float acc, float bias_v, float z_v) {
     float v = p.alpha * acc;
     if (p.has_bias) v += bias_v;
     if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
@@ -165,9 +171,8 @@ __host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv
 /* The epilogue's value for output channel c at element offset y_off (z shares y's strides, and
  * may be y itself: it is read here, before the caller's store). */
 template <typename T, typename Idx>
-__host__ __device__ __forceinline__ float conv_epilogue(const convnd_conv_params &p, float acc,
-                                                        const T *bias, const T *z, Idx c,
-                                                        Idx y_off) {
+__host__ __device__ __forceinline__ float
+conv_epilogue(const convnd_conv_params &p, float acc, const T *bias, const T *z, Idx c, Idx y_off) {
     return conv_epilogue_values(p, acc, p.has_bias ? conv_load(bias, c) : 0.0f,
                                 conv_reads_z(p) ? conv_load(z, y_off) : 0.0f);
 }

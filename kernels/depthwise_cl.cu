@@ -35,30 +35,11 @@ struct dw_cl_args {
     int32_t rows_per_stage, staged_once;
 };
 
-/* The input vector of the thread's lanes at W position i2 of row xrow (zeros in the padding).
- * VECIO: one 16-byte load at channel offset xc[0]; else per lane at xc[lane]. */
-template <typename T, typename Idx, int VEC, bool VECIO>
-__device__ __forceinline__ void dw_load_x(const convnd_conv_params &p, const T *xrow,
-                                          const Idx (&xc)[VEC], int lanes, Idx i2,
-                                          float (&v)[VEC]) {
-    if (i2 < 0 || i2 >= (Idx)p.in[2]) {
-        for (int j = 0; j < VEC; ++j) v[j] = 0.0f;
-        return;
-    }
-    const T *q = xrow + i2 * (Idx)p.xs[4];
-    if constexpr (VECIO) {
-        dw_load16<T, VEC>(q + xc[0], v);
-    } else {
-        CONVND_UNROLL(16)
-        for (int j = 0; j < VEC; ++j) v[j] = j < lanes ? conv_load(q, xc[j]) : 0.0f;
-    }
-}
-
 /* Accumulates one kernel row: the K2 taps of R outputs ow0 .. ow0 + R - 1. wrow: the row's
  * staged weights of this thread's lanes, taps cb floats apart. */
 template <typename T, typename Idx, int R, int VEC, bool VECIO>
 __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *xrow,
-                                          const Idx (&xc)[VEC], int lanes, const float *wrow,
+                                          const dw_lane_channels<Idx, VEC> &lc, const float *wrow,
                                           int cb, Idx ow0, float (&acc)[R][VEC]) {
     const int K2 = (int)p.k[2];
     const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2];
@@ -67,23 +48,29 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
         /* stride phase ph: taps ph + S*t read input (ow0 + r + t)*S - P + ph for output r, so
          * step t's window is step t-1's shifted by one output */
         const int step = S < (Idx)K2 ? (int)S : K2; /* any step >= K2 ends a phase */
-        for (int ph = 0; ph < step - (S > 1); ++ph) {
+        for (int ph = 0; ph < step; ++ph) {
             float win[R][VEC];
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r)
-                dw_load_x<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, (ow0 + r) * S - P + ph, win[r]);
+                dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, (ow0 + r) * S - P + ph, win[r]);
             for (int k2 = ph; k2 < K2; k2 += step) {
                 if (k2 != ph) {
                     CONVND_UNROLL(8)
-                    for (int r = 0; r + 1 < R; ++r)
-                        for (int j = 0; j < VEC; ++j) win[r][j] = win[r + 1][j];
-                    dw_load_x<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, (ow0 + R - 1) * S - P + k2,
-                                                  win[R - 1]);
+                    for (int r = 0; r + 1 < R; ++r) {
+                        CONVND_UNROLL(16)
+                        for (int j = 0; j < VEC; ++j)
+                            win[r][j] = win[r + 1][j];
+                    }
+                    dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, (ow0 + R - 1) * S - P + k2,
+                                                      win[R - 1]);
                 }
                 dw_lds<VEC>(wrow + k2 * cb, wv);
                 CONVND_UNROLL(8)
-                for (int r = 0; r < R; ++r)
-                    for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(win[r][j], wv[j], acc[r][j]);
+                for (int r = 0; r < R; ++r) {
+                    CONVND_UNROLL(16)
+                    for (int j = 0; j < VEC; ++j)
+                        acc[r][j] = fmaf(win[r][j], wv[j], acc[r][j]);
+                }
             }
         }
     } else {
@@ -92,9 +79,10 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
             dw_lds<VEC>(wrow + k2 * cb, wv);
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r) {
-                dw_load_x<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, (ow0 + r) * S - P + (Idx)k2 * D,
-                                              xv);
-                for (int j = 0; j < VEC; ++j) acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);
+                dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, (ow0 + r) * S - P + (Idx)k2 * D, xv);
+                CONVND_UNROLL(16)
+                for (int j = 0; j < VEC; ++j)
+                    acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);
             }
         }
     }
@@ -112,10 +100,9 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
     const int tx = (int)threadIdx.x, txn = (int)blockDim.x, cb = txn * VEC;
     const Idx unit0 = (Idx)blockIdx.x * (Idx)txn;
     const Idx co0 = (unit0 + (Idx)tx) * VEC;
-    const Idx C_out = (Idx)p.C_out, M = (Idx)p.cout_g; /* M: the channel multiplier */
-    const int lanes = co0 < C_out ? (int)(C_out - co0 < VEC ? C_out - co0 : VEC) : 0;
-    Idx xc[VEC]; /* x offset of each lane's input channel co / M */
-    for (int j = 0; j < VEC; ++j) xc[j] = ((co0 + (Idx)j) / M) * (Idx)p.xs[1];
+    const Idx C_out = (Idx)p.C_out;
+    const dw_lane_channels<Idx, VEC> lc = dw_lane_channels_for<Idx, VEC>(p, co0);
+    const int lanes = lc.lanes;
     const dw_vector_units<Idx> units{C_out, VEC};
     const int rows = (int)(p.k[0] * p.k[1]), K1 = (int)p.k[1];
     if (g.staged_once) {
@@ -129,8 +116,12 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         const bool active = item < items && lanes > 0;
         const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
         float acc[R][VEC];
-        for (int r = 0; r < R; ++r)
-            for (int j = 0; j < VEC; ++j) acc[r][j] = 0.0f;
+        CONVND_UNROLL(16)
+        for (int r = 0; r < R; ++r) {
+            CONVND_UNROLL(16)
+            for (int j = 0; j < VEC; ++j)
+                acc[r][j] = 0.0f;
+        }
         for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
             const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
             if (!g.staged_once) {
@@ -142,21 +133,23 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
             for (int rl = 0; rl < nrows; ++rl) {
                 const int row = row0 + rl;
                 Idx i0, i1;
-                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0], i0) ||
+                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
+                                             i0) ||
                     !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
                     continue;
                 const T *xrow = x + at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
-                dw_cl_row<T, Idx, R, VEC, VECIO>(p, xrow, xc, lanes,
-                                                 wsm + rl * (int)p.k[2] * cb + tx * VEC, cb,
-                                                 at.ow0, acc);
+                dw_cl_row<T, Idx, R, VEC, VECIO>(
+                    p, xrow, lc, wsm + rl * (int)p.k[2] * cb + tx * VEC, cb, at.ow0, acc);
             }
         }
         if (!active) continue;
+        CONVND_UNROLL(16)
         for (int r = 0; r < R; ++r) {
             const Idx ow = at.ow0 + r;
-            if (ow >= (Idx)p.out[2]) break;
-            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
-            dw_finish_vec<T, Idx, VEC, VECIO>(p, acc[r], bias, z, y, co0, y_off, lanes);
+            if (ow < (Idx)p.out[2]) /* no break: the loop must unroll to keep acc in registers */
+                dw_finish_vec<T, Idx, VEC, VECIO>(
+                    p, acc[r], bias, z, y, co0, conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow),
+                    lanes);
         }
     }
 }

@@ -10,33 +10,93 @@
 namespace CONVND_NS {
 
 /* Elements of T in 16 bytes: the channels a depthwise thread owns (convnd_dw_vec on the host). */
-template <typename T> struct dw_vec_width {
-    static constexpr int value = 16 / (int)sizeof(T);
-};
+template <typename T> struct dw_vec_width { static constexpr int value = 16 / (int)sizeof(T); };
 
 /* ---- 16-byte vectors ------------------------------------------------------------------------ */
+
+/* Elements from and to their bits, so 16-byte vectors are unpacked in registers (a memcpy
+ * into a local array puts the array in local memory on the GPU). */
+#if defined(CONVND_EMU) && CONVND_EMU
+inline float dw_from_bits(unsigned b, float *) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+inline convnd_half dw_from_bits(unsigned b, convnd_half *) {
+    return convnd_half{(uint16_t)b};
+}
+inline convnd_bf16 dw_from_bits(unsigned b, convnd_bf16 *) {
+    return convnd_bf16{(uint16_t)b};
+}
+inline unsigned dw_to_bits(float f) {
+    unsigned b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+inline unsigned dw_to_bits(convnd_half h) {
+    return h.bits;
+}
+inline unsigned dw_to_bits(convnd_bf16 h) {
+    return h.bits;
+}
+#else
+__device__ __forceinline__ float dw_from_bits(unsigned b, float *) {
+    return __uint_as_float(b);
+}
+__device__ __forceinline__ convnd_half dw_from_bits(unsigned b, convnd_half *) {
+    return __ushort_as_half((unsigned short)b);
+}
+__device__ __forceinline__ convnd_bf16 dw_from_bits(unsigned b, convnd_bf16 *) {
+    return __ushort_as_bfloat16((unsigned short)b);
+}
+__device__ __forceinline__ unsigned dw_to_bits(float f) {
+    return __float_as_uint(f);
+}
+__device__ __forceinline__ unsigned dw_to_bits(convnd_half h) {
+    return __half_as_ushort(h);
+}
+__device__ __forceinline__ unsigned dw_to_bits(convnd_bf16 h) {
+    return __bfloat16_as_ushort(h);
+}
+#endif
+
+/* Element i of a 16-byte vector held as 4 words (little endian: element 2q is word q's low
+ * half for 16-bit T). */
+template <typename T>
+__device__ __forceinline__ float dw_unpack(const unsigned (&words)[4], int i) {
+    if constexpr (sizeof(T) == 4) {
+        return dw_from_bits(words[i], (float *)nullptr);
+    } else {
+        const unsigned b = i % 2 ? words[i / 2] >> 16 : words[i / 2] & 0xFFFFu;
+        return convnd_to_f32(dw_from_bits(b, (T *)nullptr));
+    }
+}
 
 /* VEC elements of T at p (16-byte aligned) as f32: one 128-bit load. */
 template <typename T, int VEC>
 __device__ __forceinline__ void dw_load16(const T *p, float (&v)[VEC]) {
     static_assert(VEC * sizeof(T) == 16, "a 16-byte vector");
     const uint4 raw = *reinterpret_cast<const uint4 *>(p);
-    T e[VEC];
-    memcpy(e, &raw, sizeof raw);
+    const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
     CONVND_UNROLL(16)
-    for (int j = 0; j < VEC; ++j) v[j] = convnd_to_f32(e[j]);
+    for (int j = 0; j < VEC; ++j)
+        v[j] = dw_unpack<T>(words, j);
 }
 
 /* v rounded once to T, stored with one 128-bit store at p (16-byte aligned). */
 template <typename T, int VEC>
 __device__ __forceinline__ void dw_store16(T *p, const float (&v)[VEC]) {
     static_assert(VEC * sizeof(T) == 16, "a 16-byte vector");
-    T e[VEC];
-    CONVND_UNROLL(16)
-    for (int j = 0; j < VEC; ++j) e[j] = convnd_from_f32<T>(v[j]);
-    uint4 raw;
-    memcpy(&raw, e, sizeof raw);
-    *reinterpret_cast<uint4 *>(p) = raw;
+    unsigned words[4];
+    CONVND_UNROLL(4)
+    for (int q = 0; q < 4; ++q) {
+        if constexpr (sizeof(T) == 4)
+            words[q] = dw_to_bits(v[q]);
+        else
+            words[q] = dw_to_bits(convnd_from_f32<T>(v[2 * q])) |
+                       dw_to_bits(convnd_from_f32<T>(v[2 * q + 1])) << 16;
+    }
+    *reinterpret_cast<uint4 *>(p) = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
 /* N floats of shared memory at p (16-byte aligned, N a multiple of 4) with 128-bit loads. */
@@ -49,6 +109,52 @@ template <int N> __device__ __forceinline__ void dw_lds(const float *p, float (&
         v[4 * q + 1] = f.y;
         v[4 * q + 2] = f.z;
         v[4 * q + 3] = f.w;
+    }
+}
+
+/* ---- a thread's channel vector in x ------------------------------------------------------- */
+
+/* Where a thread's lanes (output channels co0 + j) read x: input channel (co0 + j) / M for a
+ * channel multiplier M, i.e. x offset base + delta[j] * (x's channel stride). 32-bit deltas keep
+ * the per-lane state small in 64-bit index kernels. */
+template <typename Idx, int VEC> struct dw_lane_channels {
+    Idx base;
+    int delta[VEC];
+    int lanes; /* lanes with a channel (< VEC only in the last vector) */
+};
+
+template <typename Idx, int VEC>
+__device__ __forceinline__ dw_lane_channels<Idx, VEC>
+dw_lane_channels_for(const convnd_conv_params &p, Idx co0) {
+    dw_lane_channels<Idx, VEC> r;
+    const Idx M = (Idx)p.cout_g, ci0 = co0 / M, C_out = (Idx)p.C_out;
+    r.base = ci0 * (Idx)p.xs[1];
+    CONVND_UNROLL(16)
+    for (int j = 0; j < VEC; ++j)
+        r.delta[j] = (int)((co0 + (Idx)j) / M - ci0);
+    r.lanes = co0 < C_out ? (int)(C_out - co0 < VEC ? C_out - co0 : (Idx)VEC) : 0;
+    return r;
+}
+
+/* The lanes' input vector at W position i2 of row xrow: zeros in the padding, or when xrow is
+ * null (a row in the padding of the leading dims). VECIO: one 16-byte load. */
+template <typename T, typename Idx, int VEC, bool VECIO>
+__device__ __forceinline__ void dw_load_lanes(const convnd_conv_params &p, const T *xrow,
+                                              const dw_lane_channels<Idx, VEC> &lc, Idx i2,
+                                              float (&v)[VEC]) {
+    if (!xrow || i2 < 0 || i2 >= (Idx)p.in[2]) {
+        CONVND_UNROLL(16)
+        for (int j = 0; j < VEC; ++j)
+            v[j] = 0.0f;
+        return;
+    }
+    const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;
+    if constexpr (VECIO) {
+        dw_load16<T, VEC>(q, v);
+    } else {
+        CONVND_UNROLL(16)
+        for (int j = 0; j < VEC; ++j)
+            v[j] = j < lc.lanes ? conv_load(q, (Idx)lc.delta[j] * (Idx)p.xs[1]) : 0.0f;
     }
 }
 
@@ -66,13 +172,16 @@ __device__ __forceinline__ void dw_finish_vec(const convnd_conv_params &p, const
         if (p.has_bias)
             dw_load16<T, VEC>(bias + c0, b);
         else
-            for (int j = 0; j < VEC; ++j) b[j] = 0.0f;
+            for (int j = 0; j < VEC; ++j)
+                b[j] = 0.0f;
         if (conv_reads_z(p))
             dw_load16<T, VEC>(z + y_off, zv);
         else
-            for (int j = 0; j < VEC; ++j) zv[j] = 0.0f;
+            for (int j = 0; j < VEC; ++j)
+                zv[j] = 0.0f;
         CONVND_UNROLL(16)
-        for (int j = 0; j < VEC; ++j) out[j] = conv_epilogue_values(p, acc[j], b[j], zv[j]);
+        for (int j = 0; j < VEC; ++j)
+            out[j] = conv_epilogue_values(p, acc[j], b[j], zv[j]);
         dw_store16<T, VEC>(y + y_off, out);
     } else {
         const Idx cs = (Idx)p.ys[1];
@@ -85,9 +194,7 @@ __device__ __forceinline__ void dw_finish_vec(const convnd_conv_params &p, const
 /* ---- spatial items -------------------------------------------------------------------------- */
 
 /* A run of outputs along W starting at ow0, in row (n, o0, o1). */
-template <typename Idx> struct dw_item {
-    Idx n, o0, o1, ow0;
-};
+template <typename Idx> struct dw_item { Idx n, o0, o1, ow0; };
 
 /* Item number `item` of N * O0 * O1 * runs, runs of run_len along W fastest (neighbouring
  * threads touch neighbouring memory). */
@@ -112,10 +219,9 @@ __device__ __forceinline__ dw_item<Idx> dw_decode_item(const convnd_conv_params 
  * lane, or -1 where the unit has none (zero weight). Block-wide; the caller synchronizes. */
 template <typename T, typename Idx, typename Units>
 __device__ __forceinline__ void dw_stage_weight_rows(const convnd_conv_params &p,
-                                                     const T *__restrict__ w, float *smem,
-                                                     int row0, int nrows, const Units &units,
-                                                     Idx unit0, int block_units, int lanes,
-                                                     int cin_per_unit) {
+                                                     const T *__restrict__ w, float *smem, int row0,
+                                                     int nrows, const Units &units, Idx unit0,
+                                                     int block_units, int lanes, int cin_per_unit) {
     const int K1 = (int)p.k[1], K2 = (int)p.k[2];
     const int total = nrows * K2 * cin_per_unit * block_units * lanes;
     const int nthreads = (int)(blockDim.x * blockDim.y);

@@ -27,11 +27,11 @@ extern "C" {
 
 enum { CONVND_DW_PATH_CL = 0, CONVND_DW_PATH_TILE = 1, CONVND_DW_PATH_STREAM = 2 };
 
-#define CONVND_DEPTHWISE_CONFIGS(X)                                                             \
-    X(cl_r4, CONVND_DW_PATH_CL, 4)                                                              \
-    X(cl_r8, CONVND_DW_PATH_CL, 8)                                                              \
-    X(cf_tile, CONVND_DW_PATH_TILE, 4)                                                          \
-    X(stream4, CONVND_DW_PATH_STREAM, 4)                                                        \
+#define CONVND_DEPTHWISE_CONFIGS(X)                                                                \
+    X(cl_r4, CONVND_DW_PATH_CL, 4)                                                                 \
+    X(cl_r8, CONVND_DW_PATH_CL, 8)                                                                 \
+    X(cf_tile, CONVND_DW_PATH_TILE, 4)                                                             \
+    X(stream4, CONVND_DW_PATH_STREAM, 4)                                                           \
     X(stream8, CONVND_DW_PATH_STREAM, 8)
 
 typedef struct convnd_dw_config {
@@ -57,17 +57,26 @@ static inline convnd_dw_config convnd_dw_config_at(int32_t i) {
 /* A stride, dilation or kernel size beyond this cannot fit a tile (and keeps products small). */
 #define CONVND_DW_MAX_EXTENT ((int64_t)1 << 20)
 
-static inline int64_t convnd_dw_div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static inline int64_t convnd_dw_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t convnd_dw_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t convnd_dw_div_up(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+static inline int64_t convnd_dw_min(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+static inline int64_t convnd_dw_max(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
 static inline int64_t convnd_dw_pow2_at_least(int64_t v) {
     int64_t r = 1;
-    while (r < v) r *= 2;
+    while (r < v)
+        r *= 2;
     return r;
 }
 
 /* Elements of T per 16-byte vector: the channels a depthwise thread owns. */
-static inline int32_t convnd_dw_vec(int32_t dtype) { return dtype == CONVND_F32 ? 4 : 8; }
+static inline int32_t convnd_dw_vec(int32_t dtype) {
+    return dtype == CONVND_F32 ? 4 : 8;
+}
 
 /* Effective kernel extent D*(K-1)+1 along W (the stream path's register window). */
 static inline int64_t convnd_dw_span_w(const convnd_conv_params *p) {
@@ -128,10 +137,11 @@ static inline int convnd_dw_tile_geometry_for(const convnd_conv_params *p, int32
     g->rh = one_row ? 1 : rh;
     g->bx = (int32_t)convnd_dw_min(one_row ? CONVND_DW_THREADS : 32,
                                    convnd_dw_pow2_at_least(p->out[2]));
-    g->by = one_row ? 1
-                    : (int32_t)convnd_dw_min(CONVND_DW_THREADS / g->bx,
-                                             convnd_dw_pow2_at_least(
-                                                 convnd_dw_div_up(p->out[1], g->rh)));
+    g->by =
+        one_row
+            ? 1
+            : (int32_t)convnd_dw_min(CONVND_DW_THREADS / g->bx,
+                                     convnd_dw_pow2_at_least(convnd_dw_div_up(p->out[1], g->rh)));
     g->tile_w = g->bx;
     g->tile_h = (int64_t)g->by * g->rh;
     g->in_h = (g->tile_h - 1) * p->s[1] + (p->k[1] - 1) * p->d[1] + 1;
@@ -148,11 +158,12 @@ static inline int convnd_dw_tile_geometry_for(const convnd_conv_params *p, int32
 /* Outputs along W per thread: long enough that reloading the window (span - 1 inputs) at each
  * run's start is small, short enough to fill an H200 (132 SMs x 2048 threads). */
 static inline int64_t convnd_dw_stream_run(const convnd_conv_params *p) {
-    const int64_t lanes = p->N * p->out[0] * p->out[1] *
-                          convnd_dw_div_up(p->C_out, convnd_dw_vec(p->dtype));
+    const int64_t lanes =
+        p->N * p->out[0] * p->out[1] * convnd_dw_div_up(p->C_out, convnd_dw_vec(p->dtype));
     const int64_t target_threads = 132 * 2048;
     const double run = (double)p->out[2] * (double)lanes / (double)target_threads;
-    return run < 4.0 ? 4 : run > 512.0 ? 512 : (int64_t)run;
+    /* a multiple of 4: the stride-1 loop takes 4 outputs at a time */
+    return run < 4.0 ? 4 : run > 512.0 ? 512 : ((int64_t)run + 3) / 4 * 4;
 }
 
 #ifdef __cplusplus

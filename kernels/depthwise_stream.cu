@@ -6,8 +6,10 @@
  * of T) and a run of outputs along W; it keeps the WIN most recent inputs in registers and the
  * K taps scattered into a WIN-long register weight vector, so the sequence is read once (plus
  * E-1 inputs of overlap per run): per output it loads S new input vectors, does K FMAs per
- * channel and stores one vector. Channels-last with a multiplier of 1 and aligned channel
- * vectors moves 16 bytes per access; other layouts run the same loop element by element. */
+ * channel and stores one vector. With stride 1 it takes 4 (window 8: 2) outputs at a time and
+ * issues their input loads together, so a thread keeps several loads in flight. Channels-last with
+ * a multiplier of 1 and aligned channel vectors moves 16 bytes per access; other layouts run the
+ * same loop element by element. */
 #include "portability.cuh"
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
@@ -21,21 +23,67 @@ struct dw_stream_args {
     int64_t run_len, runs, threads; /* threads = N * O0 * O1 * runs * channel vectors */
 };
 
-/* The input vector at W position i2 (zeros outside [0, I2) or on an invalid row). */
-template <typename T, typename Idx, int VEC, bool VECIO>
-__device__ __forceinline__ void dw_stream_load(const convnd_conv_params &p, const T *xrow,
-                                               const Idx (&xc)[VEC], int lanes, Idx i2,
-                                               float (&v)[VEC]) {
-    if (!xrow || i2 < 0 || i2 >= (Idx)p.in[2]) {
-        for (int j = 0; j < VEC; ++j) v[j] = 0.0f;
-        return;
-    }
-    const T *q = xrow + i2 * (Idx)p.xs[4];
-    if constexpr (VECIO) {
-        dw_load16<T, VEC>(q + xc[0], v);
-    } else {
-        CONVND_UNROLL(16)
-        for (int j = 0; j < VEC; ++j) v[j] = j < lanes ? conv_load(q, xc[j]) : 0.0f;
+/* Output o from the window (slot s holds tap k when bit s of taps is set). */
+template <typename T, typename Idx, int WIN, int VEC, bool VECIO>
+__device__ __forceinline__ void
+dw_stream_output(const convnd_conv_params &p, unsigned taps, const float (&wv)[WIN][VEC],
+                 const float (&win)[WIN][VEC], const dw_item<Idx> &at, Idx co0, Idx o, int lanes,
+                 const T *bias, const T *z, T *y) {
+    float acc[VEC];
+    CONVND_UNROLL(16)
+    for (int j = 0; j < VEC; ++j)
+        acc[j] = 0.0f;
+    CONVND_UNROLL(8)
+    for (int s = 0; s < WIN; ++s)
+        if (taps >> s & 1u)
+            for (int j = 0; j < VEC; ++j)
+                acc[j] = fmaf(win[s][j], wv[s][j], acc[j]);
+    const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, o);
+    dw_finish_vec<T, Idx, VEC, VECIO>(p, acc, bias, z, y, co0, y_off, lanes);
+}
+
+/* Stride 1 (the causal conv): U outputs at a time, their U new inputs loaded together first, so
+ * that U loads are in flight per thread instead of one dependent load per output (U = 2 for a
+ * window of 8, whose registers are scarcer). Slot i of the extended window is win[i] below WIN,
+ * nxt[i - WIN] above (indices fixed once unrolled). */
+template <typename T, typename Idx, int WIN, int VEC, bool VECIO>
+__device__ __forceinline__ void
+dw_stream_stride1(const convnd_conv_params &p, const T *xrow, const dw_lane_channels<Idx, VEC> &lc,
+                  Idx first, unsigned taps, const float (&wv)[WIN][VEC], const dw_item<Idx> &at,
+                  Idx co0, Idx o_end, float (&win)[WIN][VEC], const T *bias, const T *z, T *y) {
+    constexpr int U = WIN <= 4 ? 4 : 2;
+    for (Idx o = at.ow0; o < o_end; o += U) {
+        float nxt[U][VEC];
+        const Idx pos = first + (o - at.ow0) + WIN; /* input of extended slot WIN */
+        CONVND_UNROLL(8)
+        for (int u = 0; u < U; ++u)
+            dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, pos + u, nxt[u]);
+        CONVND_UNROLL(8)
+        for (int u = 0; u < U; ++u) {
+            if (o + u >= o_end) continue; /* not break: the loop must unroll */
+            float acc[VEC];
+            CONVND_UNROLL(16)
+            for (int j = 0; j < VEC; ++j)
+                acc[j] = 0.0f;
+            CONVND_UNROLL(8)
+            for (int s = 0; s < WIN; ++s) {
+                const int i = u + s;
+                if (taps >> s & 1u)
+                    for (int j = 0; j < VEC; ++j)
+                        acc[j] =
+                            fmaf(i < WIN ? win[i < WIN ? i : 0][j] : nxt[i >= WIN ? i - WIN : 0][j],
+                                 wv[s][j], acc[j]);
+            }
+            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, o + u);
+            dw_finish_vec<T, Idx, VEC, VECIO>(p, acc, bias, z, y, co0, y_off, lc.lanes);
+        }
+        CONVND_UNROLL(8)
+        for (int s = 0; s < WIN; ++s) {
+            const int i = U + s;
+            CONVND_UNROLL(16)
+            for (int j = 0; j < VEC; ++j)
+                win[s][j] = i < WIN ? win[i < WIN ? i : 0][j] : nxt[i >= WIN ? i - WIN : 0][j];
+        }
     }
 }
 
@@ -45,7 +93,7 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
                             const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                             const dw_stream_args g) {
     constexpr int VEC = dw_vec_width<T>::value;
-    const Idx C_out = (Idx)p.C_out, M = (Idx)p.cout_g;
+    const Idx C_out = (Idx)p.C_out;
     const Idx cvecs = (C_out + VEC - 1) / VEC;
     const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2];
     const Idx E = D * ((Idx)p.k[2] - 1) + 1;
@@ -56,9 +104,8 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
     for (Idx t = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; t < total; t += step) {
         const Idx co0 = (t % cvecs) * VEC;
         const dw_item<Idx> at = dw_decode_item<Idx>(p, t / cvecs, runs, run_len);
-        const int lanes = (int)(C_out - co0 < VEC ? C_out - co0 : VEC);
-        Idx xc[VEC];
-        for (int j = 0; j < VEC; ++j) xc[j] = ((co0 + (Idx)j) / M) * (Idx)p.xs[1];
+        const dw_lane_channels<Idx, VEC> lc = dw_lane_channels_for<Idx, VEC>(p, co0);
+        const int lanes = lc.lanes;
 
         /* tap k sits in slot lead + k*D; the other slots are skipped (not multiplied by 0, so a
          * non-finite input between dilated taps cannot leak into this output) */
@@ -69,11 +116,12 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
             const Idx off = (Idx)s - lead;
             const bool tap = off >= 0 && off % D == 0;
             taps |= tap ? 1u << s : 0u;
+            CONVND_UNROLL(16)
             for (int j = 0; j < VEC; ++j)
-                wv[s][j] = tap && j < lanes ? conv_load(w, conv_offset<Idx>(p.ws, co0 + (Idx)j,
-                                                                            (Idx)0, (Idx)0,
-                                                                            (Idx)0, off / D))
-                                            : 0.0f;
+                wv[s][j] = tap && j < lanes
+                               ? conv_load(w, conv_offset<Idx>(p.ws, co0 + (Idx)j, (Idx)0, (Idx)0,
+                                                               (Idx)0, off / D))
+                               : 0.0f;
         }
 
         /* the kernel is 1 in the leading dims: one input row (or none, in their padding) */
@@ -88,24 +136,26 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         float win[WIN][VEC];
         CONVND_UNROLL(8)
         for (int s = 0; s < WIN; ++s)
-            dw_stream_load<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, first + s, win[s]);
+            dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, first + s, win[s]);
+        if (S == 1) {
+            dw_stream_stride1<T, Idx, WIN, VEC, VECIO>(p, xrow, lc, first, taps, wv, at, co0, o_end,
+                                                       win, bias, z, y);
+            continue;
+        }
         for (Idx o = at.ow0;;) {
-            float acc[VEC];
-            for (int j = 0; j < VEC; ++j) acc[j] = 0.0f;
-            CONVND_UNROLL(8)
-            for (int s = 0; s < WIN; ++s)
-                if (taps >> s & 1u)
-                    for (int j = 0; j < VEC; ++j) acc[j] = fmaf(win[s][j], wv[s][j], acc[j]);
-            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, o);
-            dw_finish_vec<T, Idx, VEC, VECIO>(p, acc, bias, z, y, co0, y_off, lanes);
+            dw_stream_output<T, Idx, WIN, VEC, VECIO>(p, taps, wv, win, at, co0, o, lanes, bias, z,
+                                                      y);
             if (++o >= o_end) break;
             /* the next output's window starts S inputs later */
             const Idx next = o * S - P - lead + (Idx)WIN - S; /* first input not yet loaded */
             for (Idx s = 0; s < S; ++s) {
                 CONVND_UNROLL(8)
-                for (int q = 0; q + 1 < WIN; ++q)
-                    for (int j = 0; j < VEC; ++j) win[q][j] = win[q + 1][j];
-                dw_stream_load<T, Idx, VEC, VECIO>(p, xrow, xc, lanes, next + s + (S > 1), win[WIN - 1]);
+                for (int q = 0; q + 1 < WIN; ++q) {
+                    CONVND_UNROLL(16)
+                    for (int j = 0; j < VEC; ++j)
+                        win[q][j] = win[q + 1][j];
+                }
+                dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, next + s, win[WIN - 1]);
             }
         }
     }
@@ -128,12 +178,13 @@ static convnd_status dw_stream_launch_typed(const convnd_launch_args *a, const d
     int64_t blocks = (g.threads + CONVND_DW_THREADS - 1) / CONVND_DW_THREADS;
     if (blocks > 65535) blocks = 65535; /* the thread loop strides over the rest */
     auto kernel = &depthwise_stream_kernel<T, Idx, WIN, VECIO>;
-    return convnd_launch(kernel, dim3((unsigned)blocks), dim3(CONVND_DW_THREADS), 0, a->stream,
-                         p, (const T *)a->x, (const T *)a->w, (const T *)a->bias,
-                         (const T *)a->z, (T *)a->y, g);
+    return convnd_launch(kernel, dim3((unsigned)blocks), dim3(CONVND_DW_THREADS), 0, a->stream, p,
+                         (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
+                         (T *)a->y, g);
 }
 
-template <typename T, int WIN> static convnd_status dw_stream_launch_dtype(const convnd_launch_args *a) {
+template <typename T, int WIN>
+static convnd_status dw_stream_launch_dtype(const convnd_launch_args *a) {
     constexpr int VEC = dw_vec_width<T>::value;
     const convnd_conv_params &p = a->params;
     if (p.k[0] != 1 || p.k[1] != 1 || convnd_dw_span_w(&p) > WIN)

@@ -48,11 +48,13 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         const Idx ih0 = oh0 * (Idx)p.s[1] - (Idx)p.p0[1], iw0 = ow0 * (Idx)p.s[2] - (Idx)p.p0[2];
         const T *xplane = x + n * (Idx)p.xs[0] + ci * (Idx)p.xs[1];
         float acc[RH];
-        for (int r = 0; r < RH; ++r) acc[r] = 0.0f;
+        CONVND_UNROLL(16)
+        for (int r = 0; r < RH; ++r)
+            acc[r] = 0.0f;
         for (int k0 = 0; k0 < (int)p.k[0]; ++k0) {
             Idx i0;
             if (!conv_forward_input<Idx>(o0, k0, p.s[0], p.d[0], p.p0[0], p.in[0], i0))
-                continue; /* uniform across the block */
+                continue;    /* uniform across the block */
             __syncthreads(); /* the previous slab is no longer read */
             for (int i = tid; i < in_n; i += nthreads) {
                 const Idx ih = ih0 + i / in_w, iw = iw0 + i % in_w;
@@ -61,8 +63,9 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
                               : 0.0f;
             }
             for (int i = tid; i < taps; i += nthreads)
-                wk[i] = conv_load(w, conv_offset<Idx>(p.ws, co, (Idx)0, (Idx)k0, (Idx)(i / K2),
-                                                      (Idx)(i % K2)));
+                wk[i] = conv_load(
+                    w, conv_offset<Idx>(p.ws, co, (Idx)0, (Idx)k0, (Idx)(i / K2), (Idx)(i % K2)));
+            __syncthreads();
             for (int k1 = 0; k1 < K1; ++k1) {
                 const float *trow = tile + (oh_l * S1 + k1 * D1) * in_w + ow_l * S2;
                 for (int k2 = 0; k2 < K2; ++k2) {
@@ -75,9 +78,10 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         }
         const Idx ow = ow0 + ow_l;
         if (ow >= (Idx)p.out[2]) continue;
+        CONVND_UNROLL(16)
         for (int r = 0; r < RH; ++r) {
             const Idx oh = oh0 + oh_l + r;
-            if (oh >= (Idx)p.out[1]) break;
+            if (oh >= (Idx)p.out[1]) continue; /* not break: the loop must unroll */
             conv_finish<T, Idx>(p, acc[r], bias, z, y, co,
                                 conv_offset<Idx>(p.ys, n, co, o0, oh, ow));
         }
@@ -104,7 +108,8 @@ static convnd_status dw_tile_launch_typed(const convnd_launch_args *a,
                          (const T *)a->bias, (const T *)a->z, (T *)a->y, g);
 }
 
-template <typename T, int RH> static convnd_status dw_tile_launch_dtype(const convnd_launch_args *a) {
+template <typename T, int RH>
+static convnd_status dw_tile_launch_dtype(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     convnd_dw_tile_geometry geo;
     if (!convnd_dw_tile_geometry_for(&p, RH, &geo))

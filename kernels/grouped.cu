@@ -63,7 +63,9 @@ __device__ __forceinline__ void grouped_row(const convnd_conv_params &p, const T
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r) {
                 if (xoff[r] < 0) {
-                    for (int j = 0; j < CV; ++j) xv[r][j] = 0.0f;
+                    CONVND_UNROLL(16)
+                    for (int j = 0; j < CV; ++j)
+                        xv[r][j] = 0.0f;
                 } else if constexpr (VECIO) {
                     dw_load16<T, CV>(xrow + xoff[r] + ci, xv[r]);
                 } else {
@@ -75,8 +77,11 @@ __device__ __forceinline__ void grouped_row(const convnd_conv_params &p, const T
                 float wv[CO];
                 dw_lds<CO>(wtap + (ci + j) * ci_stride, wv);
                 CONVND_UNROLL(8)
-                for (int r = 0; r < R; ++r)
-                    for (int c = 0; c < CO; ++c) acc[r][c] = fmaf(xv[r][j], wv[c], acc[r][c]);
+                for (int r = 0; r < R; ++r) {
+                    CONVND_UNROLL(16)
+                    for (int c = 0; c < CO; ++c)
+                        acc[r][c] = fmaf(xv[r][j], wv[c], acc[r][c]);
+                }
             }
         }
     }
@@ -113,33 +118,38 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         const bool active = item < items && lanes > 0;
         const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
         float acc[R][CO];
-        for (int r = 0; r < R; ++r)
-            for (int c = 0; c < CO; ++c) acc[r][c] = 0.0f;
+        CONVND_UNROLL(16)
+        for (int r = 0; r < R; ++r) {
+            CONVND_UNROLL(16)
+            for (int c = 0; c < CO; ++c)
+                acc[r][c] = 0.0f;
+        }
         for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
             const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
             if (!g.staged_once) {
-                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, CO,
-                                             cin_g);
+                __syncthreads(); /* the previous stage is no longer read */
+                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, CO, cin_g);
                 __syncthreads();
             }
             if (!active) continue;
             for (int rl = 0; rl < nrows; ++rl) {
                 const int row = row0 + rl;
                 Idx i0, i1;
-                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0], i0) ||
+                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
+                                             i0) ||
                     !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
                     continue;
                 const T *xrow = x + at.n * (Idx)p.xs[0] + group * (Idx)cin_g * (Idx)p.xs[1] +
                                 i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
-                grouped_row<T, Idx, R, CO, VECIO>(p, xrow,
-                                                  wsm + rl * K2 * tap_stride + tx * CO,
+                grouped_row<T, Idx, R, CO, VECIO>(p, xrow, wsm + rl * K2 * tap_stride + tx * CO,
                                                   tap_stride, ci_stride, at.ow0, acc);
             }
         }
         if (!active) continue;
+        CONVND_UNROLL(16)
         for (int r = 0; r < R; ++r) {
             const Idx ow = at.ow0 + r;
-            if (ow >= (Idx)p.out[2]) break;
+            if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */
             const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
             CONVND_UNROLL(16)
             for (int c = 0; c < CO; ++c)
@@ -219,8 +229,8 @@ extern "C" convnd_status CONVND_LAUNCHER(grouped)(const convnd_launch_args *a) {
         return convnd_error(CONVND_ERR_INTERNAL, "grouped: config %d out of range [0, %d)",
                             (int)a->config, (int)CONVND_GROUPED_CONFIG_COUNT);
     if (a->params.y_numel == 0) return CONVND_OK;
-    /* one instance per configuration of grouped_configs.h */
-#define CONVND_GROUPED_CASE(name, R, CO)                                                        \
+        /* one instance per configuration of grouped_configs.h */
+#define CONVND_GROUPED_CASE(name, R, CO)                                                           \
     if (c.r == R && c.co == CO) return grouped_launch_config<R, CO>(a);
     const convnd_grouped_config c = convnd_grouped_config_at(a->config);
     CONVND_GROUPED_CONFIGS(CONVND_GROUPED_CASE)

@@ -15,9 +15,9 @@
 extern "C" {
 #endif
 
-#define CONVND_GROUPED_CONFIGS(X)                                                               \
-    X(r4_co4, 4, 4)                                                                             \
-    X(r4_co8, 4, 8)                                                                             \
+#define CONVND_GROUPED_CONFIGS(X)                                                                  \
+    X(r4_co4, 4, 4)                                                                                \
+    X(r4_co8, 4, 8)                                                                                \
     X(r2_co16, 2, 16)
 
 typedef struct convnd_grouped_config {
@@ -37,9 +37,8 @@ static inline convnd_grouped_config convnd_grouped_config_at(int32_t i) {
 
 /* Slices (units) and the geometry of configuration c on p. Returns 0 when the weights of one
  * kernel row of one slice do not fit shared memory. */
-static inline int convnd_grouped_geometry_for(const convnd_conv_params *p,
-                                              convnd_grouped_config c, int64_t *slices,
-                                              convnd_unit_geometry *g) {
+static inline int convnd_grouped_geometry_for(const convnd_conv_params *p, convnd_grouped_config c,
+                                              int64_t *slices, convnd_unit_geometry *g) {
     *slices = convnd_dw_div_up(p->cout_g, c.co);
     return convnd_unit_geometry_for(p, p->groups * *slices, p->cin_g * c.co, g);
 }

@@ -43,13 +43,13 @@ template <typename T, int BM, int BN, int BK, int STAGES> struct igemm_smem_layo
  * but the choice of tile and geometry, so that the phase-decomposed transposed convolution
  * (kernels/convT_kernel.cuh) runs this same code on a per-block geometry with its own B loader.
  * Loaders: a class with member types A and B (igemm_loaders). z may be y (in place), so neither
- * carries __restrict__. */
+ * carries __restrict__. y_base: added to every row's y (and z) offset (a transposed phase's
+ * first output), so that y and z stay the kernel's parameters rather than registers. */
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, class Loaders>
-__device__ __forceinline__ void igemm_block_tile(const convnd_conv_params &p,
-                                                 const igemm_geometry &g, int32_t m0, int32_t n0,
-                                                 int32_t group, const T *__restrict__ x,
-                                                 const T *__restrict__ w,
-                                                 const T *__restrict__ bias, const T *z, T *y) {
+__device__ __forceinline__ void
+igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m0, int32_t n0,
+                 int32_t group, const T *__restrict__ x, const T *__restrict__ w,
+                 const T *__restrict__ bias, const T *z, T *y, int32_t y_base = 0) {
     using layout = igemm_smem_layout<T, BM, BN, BK, STAGES>;
     using loaders = Loaders;
     constexpr int THREADS = Mma::THREADS;
@@ -70,7 +70,8 @@ __device__ __forceinline__ void igemm_block_tile(const convnd_conv_params &p,
         int32_t off = -1;
         if (m0 + r < g.M) {
             const igemm_row row = igemm_split_row(g, m0 + r);
-            off = row.n * g.ys[0] + row.o[0] * g.ys[2] + row.o[1] * g.ys[3] + row.o[2] * g.ys[4];
+            off = y_base + row.n * g.ys[0] + row.o[0] * g.ys[2] + row.o[1] * g.ys[3] +
+                  row.o[2] * g.ys[4];
         }
         y_rows[r] = off;
     }
@@ -86,7 +87,7 @@ __device__ __forceinline__ void igemm_block_tile(const convnd_conv_params &p,
 
     /* Prologue: the first STAGES-1 tiles in flight. Every stage commits a group, empty or not,
      * so that "tile kt has landed" is always "at most STAGES-2 groups pending". */
-CONVND_UNROLL(8)
+    CONVND_UNROLL(8)
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < g.ktiles) {
             load_a.load(a_tiles + s * layout::A_STAGE, x, g, it, tid);
@@ -139,11 +140,10 @@ template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
     igemm_kernel(const convnd_conv_params p, const igemm_geometry g, const T *__restrict__ x,
                  const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
-    using loaders =
-        igemm_loaders<T, BM, BN, BK, igemm_ld<T, BK>::value, Mma::THREADS, PATH>;
-    igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(
-        p, g, (int32_t)blockIdx.x * BM, (int32_t)blockIdx.y * BN, (int32_t)blockIdx.z, x, w, bias,
-        z, y);
+    using loaders = igemm_loaders<T, BM, BN, BK, igemm_ld<T, BK>::value, Mma::THREADS, PATH>;
+    igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(p, g, (int32_t)blockIdx.x * BM,
+                                                          (int32_t)blockIdx.y * BN,
+                                                          (int32_t)blockIdx.z, x, w, bias, z, y);
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
@@ -154,8 +154,8 @@ __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
 template <typename T> __host__ inline int igemm_pick_path(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     const int64_t vec = 16 / (int64_t)sizeof(T);
-    bool ok = p.xs[1] == 1 && p.ws[1] == 1 && p.cin_g % vec == 0 &&
-              (uintptr_t)a->x % 16 == 0 && (uintptr_t)a->w % 16 == 0;
+    bool ok = p.xs[1] == 1 && p.ws[1] == 1 && p.cin_g % vec == 0 && (uintptr_t)a->x % 16 == 0 &&
+              (uintptr_t)a->w % 16 == 0;
     for (int i = 0; i < 5; ++i)
         if (i != 1) ok = ok && p.xs[i] % vec == 0 && p.ws[i] % vec == 0;
     if (!ok) return IGEMM_GATHER;

@@ -18,9 +18,9 @@
 extern "C" {
 #endif
 
-#define CONVND_TILED_CONFIGS(X)                                                                 \
-    X(co4, 4)                                                                                   \
-    X(co8, 8)                                                                                   \
+#define CONVND_TILED_CONFIGS(X)                                                                    \
+    X(co4, 4)                                                                                      \
+    X(co8, 8)                                                                                      \
     X(co16, 16)
 
 #define CONVND_TILED_CONFIG_ENTRY(name, CO_T) CO_T,
@@ -40,9 +40,9 @@ static inline int32_t convnd_tiled_co_per_thread(int32_t i) {
 
 typedef struct convnd_tiled_geometry {
     int32_t nct, tile_h, tile_w, ci_stage; /* threads: nct * tile_h * tile_w */
-    int64_t co_block, co_chunks;            /* channels per block; blocks per group */
+    int64_t co_block, co_chunks;           /* channels per block; blocks per group */
     int64_t in_h, in_w, tiles_h, tiles_w;
-    int64_t x_floats;                       /* staged input floats, 16-byte rounded */
+    int64_t x_floats; /* staged input floats, 16-byte rounded */
     size_t smem;
 } convnd_tiled_geometry;
 
@@ -87,7 +87,8 @@ static inline int convnd_tiled_geometry_for(const convnd_conv_params *p, int32_t
             return 0;
     }
     int64_t ci = convnd_dw_min(convnd_dw_max(p->cin_g, 1), CONVND_TILED_MAX_CI_STAGE);
-    while (ci > 1 && convnd_tiled_stage_floats(p, g, ci) > budget) --ci;
+    while (ci > 1 && convnd_tiled_stage_floats(p, g, ci) > budget)
+        --ci;
     g->ci_stage = (int32_t)ci;
     g->co_chunks = convnd_dw_div_up(p->cout_g, g->co_block);
     g->tiles_h = convnd_dw_div_up(p->out[1], tile_h);

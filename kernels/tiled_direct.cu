@@ -25,10 +25,10 @@ struct tiled_args {
 
 /* Stages input channels [cs, cs + nci) of the group's tile (slab i0) and their weights. */
 template <typename T, typename Idx>
-__device__ __forceinline__ void tiled_stage(const convnd_conv_params &p, const T *__restrict__ w, float *xs, float *ws,
-                                            const tiled_args &g, const T *xgroup, Idx i0, Idx ih0,
-                                            Idx iw0, int k0, Idx coc0, int co_n, int cs,
-                                            int nci) {
+__device__ __forceinline__ void tiled_stage(const convnd_conv_params &p, const T *__restrict__ w,
+                                            float *xs, float *ws, const tiled_args &g,
+                                            const T *xgroup, Idx i0, Idx ih0, Idx iw0, int k0,
+                                            Idx coc0, int co_n, int cs, int nci) {
     const int tid = (int)threadIdx.x, nthreads = (int)blockDim.x;
     const int in_w = (int)g.in_w, in_n = (int)(g.in_h * g.in_w);
     const int xn = nci * in_n;
@@ -39,7 +39,7 @@ __device__ __forceinline__ void tiled_stage(const convnd_conv_params &p, const T
         const Idx ih = ih0 + pos / in_w, iw = iw0 + pos % in_w;
         xs[ci * in_n + pos] =
             ih >= 0 && ih < (Idx)p.in[1] && iw >= 0 && iw < (Idx)p.in[2]
-                ? conv_load(xgroup, (Idx)(ci) * (Idx)p.xs[1] +
+                ? conv_load(xgroup, (Idx)(cs + ci) * (Idx)p.xs[1] +
                                         conv_spatial_offset<Idx>(p.xs, i0, ih, iw))
                 : 0.0f;
     }
@@ -90,7 +90,9 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
         const Idx ih0 = oh0 * (Idx)p.s[1] - (Idx)p.p0[1], iw0 = ow0 * (Idx)p.s[2] - (Idx)p.p0[2];
         const T *xgroup = x + n * (Idx)p.xs[0] + grp * (Idx)cin_g * (Idx)p.xs[1];
         float acc[CO_T];
-        for (int j = 0; j < CO_T; ++j) acc[j] = 0.0f;
+        CONVND_UNROLL(16)
+        for (int j = 0; j < CO_T; ++j)
+            acc[j] = 0.0f;
         for (int k0 = 0; k0 < (int)p.k[0]; ++k0) {
             Idx i0;
             if (!conv_forward_input<Idx>(o0, k0, p.s[0], p.d[0], p.p0[0], p.in[0], i0))
@@ -98,8 +100,7 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
             for (int cs = 0; cs < cin_g; cs += g.ci_stage) {
                 const int nci = cin_g - cs < g.ci_stage ? cin_g - cs : g.ci_stage;
                 __syncthreads(); /* the previous stage is no longer read */
-                tiled_stage<T, Idx>(p, w, xs, ws, g, xgroup, i0, ih0, iw0, k0, coc0, co_n, cs,
-                                    nci);
+                tiled_stage<T, Idx>(p, w, xs, ws, g, xgroup, i0, ih0, iw0, k0, coc0, co_n, cs, nci);
                 __syncthreads();
                 for (int ci = 0; ci < nci; ++ci) {
                     const float *xrow = xs + ci * in_n + oh_l * S1 * in_w + ow_l * S2;
@@ -110,7 +111,8 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS)
                             float wv[CO_T];
                             dw_lds<CO_T>(wci + (k1 * K2 + k2) * cb, wv);
                             CONVND_UNROLL(16)
-                            for (int j = 0; j < CO_T; ++j) acc[j] = fmaf(xv, wv[j], acc[j]);
+                            for (int j = 0; j < CO_T; ++j)
+                                acc[j] = fmaf(xv, wv[j], acc[j]);
                         }
                 }
             }
@@ -152,7 +154,8 @@ static convnd_status tiled_launch_typed(const convnd_launch_args *a,
                          (T *)a->y, g);
 }
 
-template <typename T, int CO_T> static convnd_status tiled_launch_dtype(const convnd_launch_args *a) {
+template <typename T, int CO_T>
+static convnd_status tiled_launch_dtype(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     convnd_tiled_geometry geo;
     if (!convnd_tiled_geometry_for(&p, a->config, &geo))
@@ -185,7 +188,7 @@ extern "C" convnd_status CONVND_LAUNCHER(tiled_direct)(const convnd_launch_args 
         return convnd_error(CONVND_ERR_INTERNAL, "tiled_direct: config %d out of range [0, %d)",
                             (int)a->config, (int)CONVND_TILED_CONFIG_COUNT);
     if (a->params.y_numel == 0) return CONVND_OK;
-#define CONVND_TILED_CASE(name, CO_T)                                                           \
+#define CONVND_TILED_CASE(name, CO_T)                                                              \
     if (convnd_tiled_co_per_thread(a->config) == CO_T) return tiled_launch_config<CO_T>(a);
     CONVND_TILED_CONFIGS(CONVND_TILED_CASE)
 #undef CONVND_TILED_CASE

@@ -42,7 +42,12 @@ typedef struct im2col_layout {
     size_t col, acc, w32, x32, blas, total;
 } im2col_layout;
 
-static size_t align256(double v) { return (size_t)(((uint64_t)v + 255u) & ~(uint64_t)255u); }
+/* Saturates at SIZE_MAX (converting a double past 2^64 is undefined), which the size_t check at
+ * the end of im2col_plan then refuses. */
+static size_t align256(double v) {
+    if (!(v < 0x1p63)) return SIZE_MAX;
+    return (size_t)(((uint64_t)v + 255u) & ~(uint64_t)255u);
+}
 
 /* Plans the workspace of p on device; 0 (and a reason) when a size does not fit. */
 static int32_t im2col_plan(const convnd_problem *p, const convnd_conv_params *c,

@@ -36,50 +36,55 @@ static const char *const depthwise_configs[] = {CONVND_DEPTHWISE_CONFIGS(CONVND_
 static int32_t depthwise_domain(const convnd_problem *p, convnd_conv_params *params, char *reason,
                                 size_t reason_len) {
     if (p->mode != CONVND_FORWARD)
-        return convnd_refuse(reason, reason_len, "mode=transposed: the depthwise schedule is forward only");
+        return convnd_refuse(reason, reason_len,
+                             "mode=transposed: the depthwise schedule is forward only");
     if (convnd_params_from_problem(p, params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     if (params->cin_g != 1)
-        return convnd_refuse(reason, reason_len,
-                      "not depthwise: groups=%lld, C_in=%lld (depthwise needs groups == C_in)",
-                      (long long)p->groups, (long long)p->C_in);
+        return convnd_refuse(
+            reason, reason_len,
+            "not depthwise: groups=%lld, C_in=%lld (depthwise needs groups == C_in)",
+            (long long)p->groups, (long long)p->C_in);
     return 1;
 }
 
-static int32_t depthwise_config_fits(const convnd_conv_params *params, int32_t config,
-                                     char *reason, size_t reason_len) {
+static int32_t depthwise_config_fits(const convnd_conv_params *params, int32_t config, char *reason,
+                                     size_t reason_len) {
     const convnd_dw_config c = convnd_dw_config_at(config);
     if (c.path == CONVND_DW_PATH_CL) {
         convnd_unit_geometry g;
         const int32_t vec = convnd_dw_vec(params->dtype);
         if (!convnd_unit_geometry_for(params, convnd_dw_div_up(params->C_out, vec), vec, &g))
             return convnd_refuse(reason, reason_len,
-                          "kernel width %lld: one row of a channel vector's staged weights "
-                          "exceeds %d bytes of shared memory",
-                          (long long)params->k[2], CONVND_DW_WEIGHT_SMEM);
+                                 "kernel width %lld: one row of a channel vector's staged weights "
+                                 "exceeds %d bytes of shared memory",
+                                 (long long)params->k[2], CONVND_DW_WEIGHT_SMEM);
         return 1;
     }
     if (c.path == CONVND_DW_PATH_TILE) {
         convnd_dw_tile_geometry g;
         if (!convnd_dw_tile_geometry_for(params, c.param, &g))
-            return convnd_refuse(reason, reason_len,
-                          "the input tile + halo (stride %lldx%lld, dilation %lldx%lld, kernel "
-                          "%lldx%lld) exceeds %d bytes of shared memory",
-                          (long long)params->s[1], (long long)params->s[2],
-                          (long long)params->d[1], (long long)params->d[2],
-                          (long long)params->k[1], (long long)params->k[2], CONVND_DW_TILE_SMEM);
+            return convnd_refuse(
+                reason, reason_len,
+                "the input tile + halo (stride %lldx%lld, dilation %lldx%lld, kernel "
+                "%lldx%lld) exceeds %d bytes of shared memory",
+                (long long)params->s[1], (long long)params->s[2], (long long)params->d[1],
+                (long long)params->d[2], (long long)params->k[1], (long long)params->k[2],
+                CONVND_DW_TILE_SMEM);
         return 1;
     }
     if (params->k[0] != 1 || params->k[1] != 1)
-        return convnd_refuse(reason, reason_len,
-                      "kernel %lldx%lld in the leading dims: the stream path walks W only (needs "
-                      "1x1 there)",
-                      (long long)params->k[0], (long long)params->k[1]);
+        return convnd_refuse(
+            reason, reason_len,
+            "kernel %lldx%lld in the leading dims: the stream path walks W only (needs "
+            "1x1 there)",
+            (long long)params->k[0], (long long)params->k[1]);
     if (convnd_dw_span_w(params) > c.param)
-        return convnd_refuse(reason, reason_len,
-                      "kernel span dilation*(K-1)+1 = %lld along W exceeds the register window "
-                      "of %d",
-                      (long long)convnd_dw_span_w(params), (int)c.param);
+        return convnd_refuse(
+            reason, reason_len,
+            "kernel span dilation*(K-1)+1 = %lld along W exceeds the register window "
+            "of %d",
+            (long long)convnd_dw_span_w(params), (int)c.param);
     return 1;
 }
 

@@ -59,7 +59,8 @@ void convnd_schedule_list_names(char *buf, size_t buf_len) {
 void convnd_schedule_list_configs(const convnd_schedule *s, char *buf, size_t buf_len) {
     if (!buf || buf_len == 0) return;
     buf[0] = '\0';
-    for (int32_t c = 0; c < s->num_configs; ++c) append_item(buf, buf_len, s->config_names[c]);
+    for (int32_t c = 0; c < s->num_configs; ++c)
+        append_item(buf, buf_len, s->config_names[c]);
 }
 
 void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out) {
@@ -70,7 +71,9 @@ void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out)
 
 /* ---- public listing API ---------------------------------------------------------------------- */
 
-int32_t convnd_schedule_count(void) { return convnd_schedule_table_size; }
+int32_t convnd_schedule_count(void) {
+    return convnd_schedule_table_size;
+}
 
 const char *convnd_schedule_name(int32_t i) {
     return i >= 0 && i < convnd_schedule_table_size ? convnd_schedule_table[i]->name : NULL;

@@ -38,9 +38,9 @@ static int32_t tiled_supports(const convnd_problem *p, int32_t config, char *rea
                              "one input channel's tile + halo and weights (stride %lldx%lld, "
                              "dilation %lldx%lld, kernel %lldx%lld) exceed %d bytes of shared "
                              "memory",
-                             (long long)params.s[1], (long long)params.s[2],
-                             (long long)params.d[1], (long long)params.d[2],
-                             (long long)params.k[1], (long long)params.k[2], CONVND_TILED_SMEM);
+                             (long long)params.s[1], (long long)params.s[2], (long long)params.d[1],
+                             (long long)params.d[2], (long long)params.k[1], (long long)params.k[2],
+                             CONVND_TILED_SMEM);
     return 1;
 }
 

@@ -1,4 +1,5 @@
 /* The benchmark's suite CSV parser (bench/suite.c) and its problem reduction (bench/reduce.c). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

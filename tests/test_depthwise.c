@@ -60,7 +60,8 @@ Test(depthwise, planner_routes_issue7_shapes) {
                      routes[i].problem, convnd_last_error());
         const size_t n = strlen(routes[i].plan);
         const int prefix = routes[i].plan[n - 1] == ':';
-        cr_expect(prefix ? strncmp(plan, routes[i].plan, n) == 0 : strcmp(plan, routes[i].plan) == 0,
+        cr_expect(prefix ? strncmp(plan, routes[i].plan, n) == 0
+                         : strcmp(plan, routes[i].plan) == 0,
                   "%s: planned %s, expected %s%s", routes[i].problem, plan, routes[i].plan,
                   prefix ? "..." : "");
     }
@@ -77,15 +78,17 @@ static const refusal_case refusals[] = {
     {"depthwise", "fwd 2d Ci=8 Co=8 g=4 I=8 K=3", "groups=4, C_in=8"},
     {"depthwise", "tr 2d Ci=4 Co=4 g=4 I=5 K=3 S=2", "forward only"},
     {"depthwise:stream4", "fwd 2d Ci=4 Co=4 g=4 I=8 K=3", "kernel 1x3 in the leading dims"},
-    {"depthwise:stream4", "fwd 1d Ci=4 Co=4 g=4 I=30 K=5 P0=4 P1=0", "= 5 along W exceeds the "
-                                                                     "register window of 4"},
+    {"depthwise:stream4", "fwd 1d Ci=4 Co=4 g=4 I=30 K=5 P0=4 P1=0",
+     "= 5 along W exceeds the "
+     "register window of 4"},
     {"depthwise:stream8", "fwd 1d Ci=4 Co=4 g=4 I=30 K=3 D=4 P0=8 P1=0", "= 9 along W"},
     {"depthwise:cf_tile", "fwd 2d Ci=2 Co=2 g=2 I=400 K=31 D=12 P0=180 P1=180",
      "dilation 12x12, kernel 31x31) exceeds 98304 bytes"},
     {"grouped", "fwd 2d Ci=3 Co=6 I=8 K=3", "groups=1: not a grouped convolution"},
     {"grouped", "tr 2d Ci=4 Co=4 g=2 I=5 K=3", "forward only"},
-    {"grouped:r2_co16", "fwd 1d Ci=2048 Co=32 g=2 I=3000 K=2000", "C_in/groups=1024 with kernel "
-                                                                  "width 2000"},
+    {"grouped:r2_co16", "fwd 1d Ci=2048 Co=32 g=2 I=3000 K=2000",
+     "C_in/groups=1024 with kernel "
+     "width 2000"},
     {"tiled_direct", "tr 2d Ci=3 Co=4 I=5 K=3", "forward only"},
     {"tiled_direct", "fwd 1d Ci=1 Co=1 I=3000000 K=2000000", "exceed 98304 bytes"},
 };
@@ -95,8 +98,8 @@ Test(depthwise, supports_refuses_with_reasons) {
         const refusal_case *r = &refusals[i];
         const convnd_problem p = parse(r->problem);
         char reason[512] = "";
-        cr_expect(!convnd_schedule_supports(r->spec, &p, reason, sizeof reason),
-                  "%s supports %s", r->spec, r->problem);
+        cr_expect(!convnd_schedule_supports(r->spec, &p, reason, sizeof reason), "%s supports %s",
+                  r->spec, r->problem);
         cr_expect(strstr(reason, r->reason_part) != NULL, "%s on %s: reason '%s' lacks '%s'",
                   r->spec, r->problem, reason, r->reason_part);
     }
@@ -146,10 +149,10 @@ static const path_case paths[] = {
     {"depthwise:cf_tile", "fwd 1d N=2 Ci=3 Co=3 g=3 I=600 K=4 P0=3 P1=0", "1-D, 3 tiles of 256", 0},
     {"depthwise:cf_tile", "fwd 3d Ci=2 Co=2 g=2 I=5,9,9 K=3 S=2 P0=1 P1=1 f16", "3-D slabs", 0},
     /* grouped: weights staged row by row, 16-byte input vectors */
-    {"grouped:r2_co16", "fwd 2d Ci=64 Co=64 g=4 I=5,6 K=7 P0=3 P1=3 x=cl w=cl",
-     "one row per stage", 0},
-    {"grouped:r4_co8", "fwd 2d Ci=64 Co=64 g=4 I=5,6 K=7 P0=3 P1=3 x=cl w=cl",
-     "one row per stage", 0},
+    {"grouped:r2_co16", "fwd 2d Ci=64 Co=64 g=4 I=5,6 K=7 P0=3 P1=3 x=cl w=cl", "one row per stage",
+     0},
+    {"grouped:r4_co8", "fwd 2d Ci=64 Co=64 g=4 I=5,6 K=7 P0=3 P1=3 x=cl w=cl", "one row per stage",
+     0},
     {"grouped:r4_co4",
      "fwd 2d N=2 Ci=64 Co=32 g=4 I=6,7 K=3 S=1,2 P0=1 P1=1 bf16 x=cl w=cl bias act=gelu",
      "bf16 input vectors", 0},
@@ -176,8 +179,8 @@ static void run_all_orders(test_conv_case *c, const char *spec, const char *what
         const convnd_status st = test_case_run(c, spec);
         char msg[1024] = "";
         const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
-        cr_expect(ok, "%s (%s, order %s): %s%s\n  problem: %s", spec, what,
-                  test_order_name(order), st == CONVND_OK ? "" : convnd_status_string(st),
+        cr_expect(ok, "%s (%s, order %s): %s%s\n  problem: %s", spec, what, test_order_name(order),
+                  st == CONVND_OK ? "" : convnd_status_string(st),
                   st == CONVND_OK ? msg : convnd_last_error(), text);
     }
 }

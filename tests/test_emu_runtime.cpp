@@ -63,11 +63,20 @@ Test(emu_runtime, null_pointers_and_bad_devices_are_errors) {
     cr_assert_eq(convnd_memcpy_d2h(&f, nullptr, 4), CONVND_ERR_NULL_POINTER);
     cr_assert_eq(convnd_memset(nullptr, 0, 4), CONVND_ERR_NULL_POINTER);
     cr_assert_eq(convnd_set_device((convnd_device)7), CONVND_ERR_INVALID_ARGUMENT);
+    /* Asking for the GPU either gets it or is an error that says why, never a silent
+     * fallback to the CPU. */
+    const convnd_status gpu = convnd_set_device(CONVND_DEVICE_GPU);
+    if (gpu == CONVND_OK) {
+        cr_assert_eq(convnd_active_device(), CONVND_DEVICE_GPU);
+    } else {
+        cr_assert_eq(gpu, CONVND_ERR_DEVICE);
+        cr_assert(emu_contains(convnd_last_error(), "asks for the GPU, but"), "%s",
+                  convnd_last_error());
+        cr_assert_eq(convnd_active_device(), CONVND_DEVICE_EMULATED);
+    }
 #ifndef CONVND_HAVE_CUDA
-    /* Without CUDA the GPU cannot be had, and asking is an error, not a silent fallback. */
-    cr_assert_eq(convnd_set_device(CONVND_DEVICE_GPU), CONVND_ERR_DEVICE);
+    cr_assert_eq(gpu, CONVND_ERR_DEVICE);
     cr_assert(emu_contains(convnd_last_error(), "without CUDA"), "%s", convnd_last_error());
-    cr_assert_eq(convnd_active_device(), CONVND_DEVICE_EMULATED);
 #endif
 }
 

@@ -76,6 +76,23 @@ __global__ void masked_half_warp_kernel(int *out) {
     if (threadIdx.x < 16) out[threadIdx.x] = __shfl_xor_sync(0x0000FFFFu, (int)threadIdx.x, 1);
 }
 
+/* The usual block reduction: shuffles within warps, shared memory across them. */
+__global__ void block_sum_kernel(const int *in, int *out) {
+    CONVND_SHARED(int, partial, [32]);
+    const unsigned t = threadIdx.x, lane = t % 32, warp = t / 32;
+    int v = in[blockIdx.x * blockDim.x + t];
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < blockDim.x / 32 ? partial[lane] : 0;
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+        if (lane == 0) out[blockIdx.x] = v;
+    }
+}
+
 long long expected(int which, unsigned t) {
     const unsigned lane = t % 32, warp = t / 32;
     auto v = [&](unsigned l) { return (long long)(l * 3 + warp * 100); };
@@ -167,4 +184,24 @@ Test(emu_warp, a_mask_naming_half_the_warp_is_enough) {
                  CONVND_OK, "%s", convnd_last_error());
     for (int t = 0; t < 16; ++t)
         cr_assert_eq(out[t], t ^ 1);
+}
+
+Test(emu_warp, block_reduction_of_1024_threads_in_every_order) {
+    const int blocks = 6, threads = 1024;
+    emu_buffer<int> in(blocks * threads), out(blocks);
+    for (int i = 0; i < blocks * threads; ++i)
+        in[i] = (i * 7919) % 1000 - 500;
+    for (convnd_emu_order order : {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE, CONVND_EMU_SHUFFLE}) {
+        convnd_emu_set_order(order, 5);
+        cr_assert_eq(
+            convnd_launch(block_sum_kernel, dim3(blocks), dim3(threads), 0, nullptr, in.p, out.p),
+            CONVND_OK, "%s", convnd_last_error());
+        for (int b = 0; b < blocks; ++b) {
+            int want = 0;
+            for (int t = 0; t < threads; ++t)
+                want += in[b * threads + t];
+            cr_assert_eq(out[b], want, "order %s, block %d: %d, expected %d", emu_order_name(order),
+                         b, out[b], want);
+        }
+    }
 }

@@ -99,6 +99,12 @@ static const feature_case feature_table[] = {
      "fwd 3d N=2 Ci=4 Co=6 g=2 I=5,6,7 K=2,3,3 S=2,1,2 D=1,2,1 P0=0,1,-1 P1=1,1,0", 0},
     {"3d_tr_basic", "tr 3d Ci=3 Co=2 I=3,4,3 K=3,2,3 S=2 P0=1 P1=0,-1,1", 0},
     {"3d_tr_groups_cl", "tr 3d Ci=4 Co=4 g=2 I=3 K=2 S=2 x=cl w=cl", 0},
+    /* transposed, for the phase decomposition (convT_*): stride 4 with a long dilated kernel,
+     * dilation sharing a factor with the stride (phases without taps), 3-D with 8 phases */
+    {"1d_tr_s4_k16_dil3", "tr 1d N=2 Ci=8 Co=6 I=7 K=16 S=4 D=3 P0=5 P1=-3", 0},
+    {"2d_tr_s4_dil2_gcd_cl",
+     "tr 2d Ci=8 Co=8 I=4,5 K=5,3 S=4,2 D=2,1 P0=-1,1 P1=-3,0 x=cl w=cl bias", 0},
+    {"3d_tr_s4_f16_cl", "tr 3d Ci=8 Co=8 I=2,3,2 K=4,3,2 S=4,2,1 P0=1 P1=0 f16 x=cl w=cl", 0},
     /* dtypes */
     {"2d_f16_bias", "fwd 2d N=2 Ci=5 Co=6 I=7,6 K=3 P0=1 P1=1 f16 bias", 0},
     {"2d_bf16_cl", "fwd 2d Ci=7 Co=5 I=6 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl bias", 0},
@@ -142,6 +148,10 @@ static const feature_case feature_table[] = {
      "fwd 2d N=2 Ci=3 Co=20 I=17,15 K=7 S=2 P0=3 P1=3 bf16 x=cl w=cl bias act=relu", 0},
     {"stem_c3_cf_co40", "fwd 2d Ci=3 Co=40 I=12,11 K=5 S=2 P0=2 P1=2 bias", 0},
     {"stem_1d_c1", "fwd 1d Ci=1 Co=6 I=45 K=9 S=3 P0=4 P1=4", 0},
+    /* coordinates past int32 with small tensors: a 32-bit stride would wrap to 0 and read x */
+    {"1d_stride_2pow32", "fwd 1d Ci=2 Co=3 I=10 K=3 S=4294967296 P0=0 P1=4294967296 bias", 0},
+    {"1d_tr_stride_2pow32", "tr 1d Ci=2 Co=3 I=2 K=3 S=4294967296 P0=0 P1=4294967296", 0},
+    {"2d_pad_3e9_crop", "fwd 2d Ci=3 Co=2 I=5,6 K=3 P0=3000000000,1 P1=-2999999998,1", 0},
     /* zero sizes */
     {"zero_batch", "fwd 2d N=0 Ci=3 Co=4 I=5 K=3", 0},
     {"zero_out_channels", "fwd 2d Ci=3 Co=0 I=5 K=3", 0},

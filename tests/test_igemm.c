@@ -23,34 +23,43 @@
 typedef struct igemm_case {
     const char *id;
     const char *problem;
+    int z_in_place; /* z == y */
 } igemm_case;
 
 static const igemm_case igemm_cases[] = {
     /* vector path */
-    {"vec_2d_same_bias", "fwd 2d N=2 Ci=16 Co=24 I=9,10 K=3 P0=1 P1=1 x=cl w=cl bias"},
-    {"vec_2d_tails", "fwd 2d N=3 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1 x=cl w=cl"},
-    {"vec_1d_causal_dil", "fwd 1d N=2 Ci=8 Co=16 I=33 K=3 D=2 P0=4 P1=0 x=cl w=cl"},
-    {"vec_3d_causal_silu",
-     "fwd 3d Ci=8 Co=8 I=3,5,6 K=3 P0=2,1,1 P1=0,1,1 x=cl w=cl bias act=silu"},
-    {"vec_2d_negative_pad", "fwd 2d Ci=16 Co=8 I=10,9 K=3 S=2 P0=-1,-2 P1=-2,1 x=cl w=cl"},
-    {"vec_2d_groups_z", "fwd 2d N=2 Ci=32 Co=48 g=2 I=6,7 K=3 P0=1 P1=1 x=cl w=cl z beta=0.5"},
-    {"vec_2d_even_kernel_y_cf", "fwd 2d Ci=8 Co=16 I=8,7 K=4,2 P0=1,0 P1=2,1 x=cl w=cl y=cf"},
+    {"vec_2d_same_bias", "fwd 2d N=2 Ci=16 Co=24 I=9,10 K=3 P0=1 P1=1 x=cl w=cl bias", 0},
+    {"vec_2d_tails", "fwd 2d N=3 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1 x=cl w=cl", 0},
+    {"vec_1d_causal_dil", "fwd 1d N=2 Ci=8 Co=16 I=33 K=3 D=2 P0=4 P1=0 x=cl w=cl", 0},
+    {"vec_3d_causal_silu", "fwd 3d Ci=8 Co=8 I=3,5,6 K=3 P0=2,1,1 P1=0,1,1 x=cl w=cl bias act=silu",
+     0},
+    {"vec_2d_negative_pad", "fwd 2d Ci=16 Co=8 I=10,9 K=3 S=2 P0=-1,-2 P1=-2,1 x=cl w=cl", 0},
+    {"vec_2d_groups_z", "fwd 2d N=2 Ci=32 Co=48 g=2 I=6,7 K=3 P0=1 P1=1 x=cl w=cl z beta=0.5", 0},
+    {"vec_2d_even_kernel_y_cf", "fwd 2d Ci=8 Co=16 I=8,7 K=4,2 P0=1,0 P1=2,1 x=cl w=cl y=cf", 0},
     /* pointwise variant of the vector path */
-    {"pw_2d_relu", "fwd 2d N=2 Ci=24 Co=40 I=6,5 K=1 x=cl w=cl bias act=relu"},
-    {"pw_2d_stride2_pad", "fwd 2d Ci=16 Co=8 I=9,8 K=1 S=2 P0=1 P1=0 x=cl w=cl"},
-    {"pw_3d_negative_pad", "fwd 3d Ci=8 Co=16 I=4,5,6 K=1 S=1,2,2 P0=-1,0,1 P1=0,1,-1 x=cl w=cl"},
-    {"pw_1d_groups_gelu", "fwd 1d Ci=16 Co=16 g=2 I=37 K=1 x=cl w=cl act=gelu"},
+    {"pw_2d_relu", "fwd 2d N=2 Ci=24 Co=40 I=6,5 K=1 x=cl w=cl bias act=relu", 0},
+    {"pw_2d_stride2_pad", "fwd 2d Ci=16 Co=8 I=9,8 K=1 S=2 P0=1 P1=0 x=cl w=cl", 0},
+    {"pw_3d_negative_pad", "fwd 3d Ci=8 Co=16 I=4,5,6 K=1 S=1,2,2 P0=-1,0,1 P1=0,1,-1 x=cl w=cl",
+     0},
+    {"pw_1d_groups_gelu", "fwd 1d Ci=16 Co=16 g=2 I=37 K=1 x=cl w=cl act=gelu", 0},
     /* gather path */
-    {"gather_cf_tails", "fwd 2d N=2 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1"},
-    {"gather_cl_odd_channels", "fwd 2d Ci=7 Co=5 I=9,8 K=3 P0=1 P1=1 x=cl w=cl"},
-    {"gather_x_cl_w_cf", "fwd 2d Ci=16 Co=8 I=6 K=3 x=cl w=cf y=cl"},
+    {"gather_cf_tails", "fwd 2d N=2 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1", 0},
+    {"gather_cl_odd_channels", "fwd 2d Ci=7 Co=5 I=9,8 K=3 P0=1 P1=1 x=cl w=cl", 0},
+    {"gather_x_cl_w_cf", "fwd 2d Ci=16 Co=8 I=6 K=3 x=cl w=cf y=cl", 0},
     {"gather_3d_dil_groups",
-     "fwd 3d N=2 Ci=6 Co=6 g=3 I=5,6,7 K=2,3,3 S=2,1,2 D=1,2,1 P0=0,1,-1 P1=1,1,0"},
-    {"gather_pw_cf_stride3", "fwd 2d N=2 Ci=5 Co=7 I=9 K=1 S=3 P0=1 P1=1 bias"},
+     "fwd 3d N=2 Ci=6 Co=6 g=3 I=5,6,7 K=2,3,3 S=2,1,2 D=1,2,1 P0=0,1,-1 P1=1,1,0", 0},
+    {"gather_pw_cf_stride3", "fwd 2d N=2 Ci=5 Co=7 I=9 K=1 S=3 P0=1 P1=1 bias", 0},
     /* 12 channels: gather for 16-bit types (not a multiple of 8), vector for f32 (of 4) */
-    {"cl_12_channels", "fwd 2d Ci=12 Co=6 I=7 K=3 P0=1 P1=1 x=cl w=cl"},
+    {"cl_12_channels", "fwd 2d Ci=12 Co=6 I=7 K=3 P0=1 P1=1 x=cl w=cl", 0},
     /* several blocks along M and N for the big tiles, with tails in both */
-    {"multi_block", "fwd 2d N=2 Ci=16 Co=136 I=12,13 K=3 P0=1 P1=1 x=cl w=cl bias"},
+    {"multi_block", "fwd 2d N=2 Ci=16 Co=136 I=12,13 K=3 P0=1 P1=1 x=cl w=cl bias", 0},
+    /* the whole epilogue, in place (z == y) on both paths */
+    {"vec_in_place_gelu",
+     "fwd 2d N=2 Ci=16 Co=16 I=6,5 K=3 P0=1 P1=1 x=cl w=cl bias z alpha=0.5 beta=1 act=gelu", 1},
+    {"gather_in_place_alpha", "fwd 2d Ci=5 Co=6 I=6 K=3 P0=0 P1=2 z alpha=2 beta=-0.5", 1},
+    /* zero sizes: nothing to do, or only the epilogue (no input channels) */
+    {"zero_batch", "fwd 2d N=0 Ci=8 Co=8 I=5 K=3 x=cl w=cl", 0},
+    {"zero_in_channels_bias", "fwd 2d Ci=0 Co=8 I=5 K=3 bias", 0},
 };
 #define IGEMM_CASES (sizeof igemm_cases / sizeof igemm_cases[0])
 
@@ -154,7 +163,8 @@ ParameterizedTest(igemm_config *ic, igemm, load_paths) {
                       "%s refuses case %s: %s\n  problem: %s", spec, igemm_cases[i].id, reason,
                       text);
             test_conv_case c;
-            cr_assert(test_case_init(&c, &p, 0, seed_of(igemm_cases[i].id, k), err, sizeof err),
+            cr_assert(test_case_init(&c, &p, igemm_cases[i].z_in_place,
+                                     seed_of(igemm_cases[i].id, k), err, sizeof err),
                       "%s case %s: setup failed: %s", spec, igemm_cases[i].id, err);
             snprintf(what, sizeof what, "case %s", igemm_cases[i].id);
             run_and_check(&c, spec, what, text);

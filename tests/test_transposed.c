@@ -222,7 +222,7 @@ static void random_transposed(test_rng *r, const numerics *num, size_t nnum, con
     }
 }
 
-#define RANDOM_TRANSPOSED 20
+#define RANDOM_TRANSPOSED 40
 
 ParameterizedTestParameters(transposed, random_problems) {
     return cr_make_param_array(convT_config, convT_configs, list_convT_configs());

@@ -83,7 +83,7 @@ static void random_forward(test_rng *r, const numerics *n, convnd_problem *f) {
     }
 }
 
-#define DUALITY_CASES 12
+#define DUALITY_CASES 16
 
 TestSuite(transposed_duality, .timeout = 900);
 

@@ -337,15 +337,20 @@ static uintptr_t fake_address(i128 a) {
 }
 
 /* What convnd_check_call must answer (problem_internal.h): a NULL required tensor that has
- * bytes, then y NULL, then nothing to check when y is empty, then an overlap with y except
- * z == y exactly. */
+ * bytes, then y NULL, then nothing to check when y is empty, then a pointer not aligned to the
+ * element size, then an overlap with y except z == y exactly. */
 static convnd_status expected_call_status(const convnd_problem *p, const i128 bytes[],
-                                          const uintptr_t ptr[], uintptr_t y, i128 y_bytes) {
+                                          const uintptr_t ptr[], uintptr_t y, i128 y_bytes,
+                                          int64_t elem_bytes) {
     const int required[FAKE_TENSORS] = {1, 1, p->has_bias, p->has_z};
     for (int i = 0; i < FAKE_TENSORS; ++i)
         if (required[i] && bytes[i] > 0 && !ptr[i]) return CONVND_ERR_NULL_POINTER;
     if (y_bytes > 0 && !y) return CONVND_ERR_NULL_POINTER;
     if (y_bytes == 0) return CONVND_OK;
+    for (int i = 0; i < FAKE_TENSORS; ++i)
+        if (required[i] && bytes[i] > 0 && ptr[i] % (uintptr_t)elem_bytes)
+            return CONVND_ERR_INVALID_ARGUMENT;
+    if (y % (uintptr_t)elem_bytes) return CONVND_ERR_INVALID_ARGUMENT;
     for (int i = 0; i < FAKE_TENSORS; ++i) {
         if (!required[i] || bytes[i] == 0 || !ptr[i]) continue;
         if (i == FAKE_Z && ptr[i] == y) continue;
@@ -386,7 +391,7 @@ static void check_call_contract(const convnd_problem *p, const size_model *m, fu
             break;
         }
     }
-    const convnd_status want = expected_call_status(p, bytes, ptr, y, y_bytes);
+    const convnd_status want = expected_call_status(p, bytes, ptr, y, y_bytes, eb);
     const void *x = (const void *)ptr[FAKE_X], *w = (const void *)ptr[FAKE_W];
     const void *bias = (const void *)ptr[FAKE_BIAS], *z = (const void *)ptr[FAKE_Z];
     convnd_clear_error();
@@ -402,6 +407,9 @@ static void check_call_contract(const convnd_problem *p, const size_model *m, fu
     expect_status(p, call, want, "conv_nd(bad pointers)");
     if (want == CONVND_ERR_ALIASING)
         FUZZ_CHECK(p, strstr(convnd_last_error(), "overlaps"), "aliasing message: %s",
+                   convnd_last_error());
+    if (want == CONVND_ERR_INVALID_ARGUMENT)
+        FUZZ_CHECK(p, strstr(convnd_last_error(), "aligned"), "alignment message: %s",
                    convnd_last_error());
     (void)fake_names;
 }
@@ -425,7 +433,7 @@ static void check_call_planning(const convnd_problem *p, const size_model *m, fu
         ptr[i] = (uintptr_t)at;
         at += bytes[i] + 256;
     }
-    if (expected_call_status(p, bytes, ptr, y, y_bytes) != CONVND_OK) return;
+    if (expected_call_status(p, bytes, ptr, y, y_bytes, eb) != CONVND_OK) return;
     const void *x = (const void *)ptr[FAKE_X], *w = (const void *)ptr[FAKE_W];
     const void *bias = (const void *)ptr[FAKE_BIAS], *z = (const void *)ptr[FAKE_Z];
 

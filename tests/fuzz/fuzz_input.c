@@ -55,11 +55,13 @@ static uint64_t raw_bits(fuzz_input *in, int bytes) {
 int64_t fuzz_i64(fuzz_input *in) {
     const uint8_t t = fuzz_byte(in);
     if (t < 0x80) return (int64_t)t - 16;
-    if (t < 0xc0) {
+    if (t < 0xa0) {
         const size_t n = sizeof extreme_values / sizeof extreme_values[0];
         return extreme_values[(t - 0x80) % n];
     }
-    if (t < 0xe0) return (int64_t)raw_bits(in, 2);
+    if (t < 0xdf) return (int64_t)1 << (t - 0xa0);
+    if (t == 0xdf) return -((int64_t)1 << 62);
+    if (t < 0xf0) return (int64_t)raw_bits(in, 2);
     const uint64_t u = raw_bits(in, 8);
     int64_t v;
     memcpy(&v, &u, sizeof v);

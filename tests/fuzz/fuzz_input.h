@@ -4,9 +4,11 @@
  * input every value reads as 0 (and every flag as false), so any byte string is a valid input.
  *
  *   int64 tag t:  t < 0x80        small: t - 16 (-16..111: kernel sizes, strides, paddings)
- *                 0x80..0xbf      an extreme value from a table (INT64_MAX, 2^31, 2^62, ...)
- *                 0xc0..0xdf      16 bits that follow, unsigned (image sizes, channels)
- *                 0xe0..0xff      64 raw bits that follow
+ *                 0x80..0x9f      an extreme value from a table (INT64_MAX, 2^31 + 1, ...)
+ *                 0xa0..0xdf      2^(t - 0xa0), or -2^62 for 0xdf (sizes whose products land
+ *                                 exactly on a limit)
+ *                 0xe0..0xef      16 bits that follow, unsigned (image sizes, channels)
+ *                 0xf0..0xff      64 raw bits that follow
  *   int32 tag t:  t != 0x7f       (int8_t)t (enums, ranks, lengths: mostly near range)
  *                 0x7f            32 raw bits that follow
  *   float tag t:  t < 0xf0        a table (0, 1, -1, 0.5, NaN, inf, FLT_MAX, a subnormal, ...)

@@ -26,9 +26,11 @@ def i64(v):
         return bytes([v + 16])
     if v in EXTREMES:
         return bytes([0x80 + EXTREMES.index(v)])
+    if v > 0 and v & (v - 1) == 0:
+        return bytes([0xa0 + v.bit_length() - 1])
     if 0 <= v < 65536:
-        return bytes([0xc0]) + struct.pack("<H", v)
-    return bytes([0xe0]) + struct.pack("<q", v)
+        return bytes([0xe0]) + struct.pack("<H", v)
+    return bytes([0xf0]) + struct.pack("<q", v)
 
 
 def i32(v):
@@ -111,6 +113,20 @@ def seeds():
                                            K=(1,), S=(4,))
     s["raw_extent_overflow"] = problem(dims=3, N=0, C_in=2097152, C_out=1,
                                        I=(2097152, 2097152, 2), K=(1, 1, 1))
+    # valid, with small tensors but a huge implicit GEMM (2^30 groups of 2^30 taps): the
+    # schedules' workspace and grid arithmetic must refuse it, not overflow
+    s["raw_huge_gemm"] = problem(N=1, C_in=2**30, C_out=2**30, groups=2**30, I=(1, 1),
+                                 K=(2**15, 2**15), P0=(2**15 - 1, 2**15 - 1),
+                                 P1=(2**15 - 1, 2**15 - 1))
+    # valid problems with small tensors and int64-sized paddings or strides: the host-side
+    # index-width rules must not overflow (|INT64_MIN|, sums of huge paddings)
+    s["raw_pad_int64_limits"] = problem(dims=1, C_in=16, C_out=16, I=(10,), K=(3,),
+                                        P0=(-2**63,), P1=(2**63 - 1,))
+    s["raw_stride_int64_max"] = problem(dims=3, N=2, C_in=16, C_out=32, I=(4, 5, 10),
+                                        K=(1, 2, 3), S=(1, 1, 2**63 - 1), xl=1, wl=1, dtype=1)
+    s["raw_transposed_huge_crop"] = problem(dims=2, mode=1, C_in=8, C_out=8, groups=8,
+                                            I=(3, 3), K=(3, 3), S=(2, 2),
+                                            P0=(2**62, 0), P1=(-2**62, 0), xl=1)
     s["raw_bad_groups"] = problem(C_in=6, C_out=4, groups=4, I=(4, 4), K=(1, 1))
     s["raw_nan_alpha"] = problem(C_in=1, C_out=1, I=(4, 4), K=(1, 1), alpha=float("nan"))
     for k in list(s):

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The Criterion suite under AddressSanitizer and UndefinedBehaviorSanitizer (CMake option
+# CONVND_SANITIZE, CUDA off), on the emulated device: every kernel runs on the CPU, so ASan sees
+# out-of-bounds tensor accesses (device buffers are exact-size host allocations) and UBSan sees
+# overflowing index arithmetic in the kernels as well as in the host code.
+#
+#   tests/run_sanitized.sh [criterion args...]
+#
+# Environment: CONVND_SANITIZE_BUILD_DIR (default build-sanitize), CONVND_SANITIZE_JOBS (build and
+# test parallelism, default: the number of cores), CONVND_SANITIZE_FILTER (a Criterion --filter
+# glob; default: the whole suite). Any sanitizer report fails the test it happens in (the
+# runtime aborts), so the suite's exit status is the verdict.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+[ -f /usr/include/criterion/criterion.h ] || missing+=(libcriterion-dev)
+[ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] || missing+=(libopenblas-dev)
+command -v cmake >/dev/null || missing+=(cmake)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "tests/run_sanitized.sh: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+build=${CONVND_SANITIZE_BUILD_DIR:-build-sanitize}
+jobs=${CONVND_SANITIZE_JOBS:-$(nproc)}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE=ON -DCONVND_CUDA=OFF \
+  -DCONVND_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" --target convnd_tests -j"$jobs"
+
+export CONVND_DEVICE=emulated
+unset CONVND_SCHEDULE CONVND_FORCE_INDEX64
+# detect_stack_use_after_return works with the emulator's fibers: every switch is announced to
+# ASan (device/emu_fiber.c), fake stacks included. Leaks are reported at each test's exit.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+filter=()
+[ -n "${CONVND_SANITIZE_FILTER:-}" ] && filter=(--filter "$CONVND_SANITIZE_FILTER")
+"$build"/tests/convnd_tests --jobs "$jobs" "${filter[@]}" "$@"

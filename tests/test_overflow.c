@@ -1,0 +1,269 @@
+/* Size limits: every size, element and byte count is checked at its exact limit (one below fits,
+ * one above is CONVND_ERR_OVERFLOW naming the tensor); the kernels' 64-bit index path is chosen
+ * exactly from 2^31 elements on (checked in the params, nothing allocated) and gives the
+ * reference result when forced on small problems (CONVND_FORCE_INDEX64=1); schedules that index
+ * in 32 bits decline such problems with a reason and the planner falls back; huge but valid
+ * problems get a plan and a workspace size without overflowing anything. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "problem_internal.h"
+#include "registry.h"
+#include "test_conv_case.h"
+#include "test_contract_support.h"
+#include "test_problem_text.h"
+#include "test_random.h"
+#include "test_random_problem.h"
+
+TestSuite(overflow, .timeout = 600);
+
+static convnd_problem parse(const char *text) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse(text, &p, err, sizeof err), "%s", err);
+    return p;
+}
+
+static const int64_t two31 = (int64_t)1 << 31;
+
+/* ---- exact limits of the counts ---------------------------------------------------------------- */
+
+typedef struct limit_case {
+    const char *what;
+    const char *text; /* the problem with the count at its largest valid value */
+    const char *field;
+    int64_t *(*at)(convnd_problem *p); /* the size to push one past the limit */
+    const char *names;                 /* what the overflow message must name */
+} limit_case;
+
+static int64_t *n_of(convnd_problem *p) { return &p->N; }
+static int64_t *cout_of(convnd_problem *p) { return &p->C_out; }
+static int64_t *input0_of(convnd_problem *p) { return &p->input[0]; }
+
+/* x of 2^61 - 1 f32 elements is 2^63 - 4 bytes: fits; 2^61 elements is 2^63 bytes: does not. */
+static const limit_case limits[] = {
+    {"x bytes, f32", "fwd 1d N=2305843009213693951 Ci=1 Co=1 I=1 K=1 S=1", "N", n_of, "x of shape"},
+    {"x bytes, f16", "fwd 1d N=1 Ci=1 Co=1 I=4611686018427387903 K=1 S=4611686018427387903 f16",
+     "input[0]", input0_of, "x of shape"},
+    {"w bytes, bf16", "fwd 3d N=1 Ci=1 Co=4611686018427387903 I=1 K=1 bf16", "C_out", cout_of,
+     "w of shape"},
+};
+
+Test(overflow, byte_counts_switch_exactly_at_int64) {
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; ++k) {
+        const limit_case *l = &limits[k];
+        convnd_problem p = parse(l->text);
+        cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s at the limit: %s", l->what,
+                     convnd_last_error());
+        ++*l->at(&p);
+        cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "%s one past the limit",
+                     l->what);
+        cr_expect(strstr(convnd_last_error(), l->names), "%s: message '%s'", l->what,
+                  convnd_last_error());
+    }
+}
+
+Test(overflow, y_and_bias_byte_counts) {
+    /* y: 2^62 f16 outputs from a strided 1-D input is 2^63 bytes */
+    convnd_problem p = parse("tr 1d N=1 Ci=1 Co=1 I=2 K=1 S=1 f16");
+    p.stride[0] = ((int64_t)1 << 62) - 2; /* O = (I-1)*S + 1 = 2^62 - 1 */
+    cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
+    ++p.stride[0];
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), "y of shape"), "%s", convnd_last_error());
+    /* bias: [C_out] is the only tensor with C_out alone; w = C_out * C_in/g... with C_in = 0
+     * still counts C_in/g as 1 (strides), so w overflows together with bias: either is named */
+    p = parse("fwd 1d N=0 Ci=0 Co=2305843009213693951 I=1 K=1");
+    cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
+    ++p.C_out;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), " of shape"), "%s", convnd_last_error());
+}
+
+/* Strides must fit even where a size-0 dim leaves no element (as PyTorch counts them), so an
+ * empty tensor with an absurd extent is refused rather than accepted with wrapped strides. */
+Test(overflow, empty_tensors_with_absurd_extents) {
+    convnd_problem p = parse("fwd 2d N=0 Ci=1099511627776 Co=1 I=2097152,1 K=1");
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "extent 2^61 * 4 bytes accepted");
+    cr_expect(strstr(convnd_last_error(), "x of shape [0, 1099511627776"), "%s",
+              convnd_last_error());
+    p.input[0] = 2097151;
+    cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
+    convnd_tensor_desc d;
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_X, &d), CONVND_OK);
+    cr_expect_eq(d.numel, 0);
+    cr_expect_eq(d.strides[0], (int64_t)1099511627776 * 2097151);
+}
+
+/* Partial sums of the output-size formulas past int64: OVERFLOW, never a wrapped size. */
+Test(overflow, output_size_intermediates) {
+    convnd_problem p = parse("fwd 1d Ci=1 Co=1 I=10 K=3");
+    p.pad_before[0] = INT64_MAX;
+    p.pad_after[0] = 1;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), "9223372036854775807"), "%s", convnd_last_error());
+    p.pad_after[0] = INT64_MIN; /* I + P0 + P1 - E = 10 - 1 - 3: a valid crop of everything */
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "%s", convnd_last_error());
+    p = parse("tr 1d Ci=1 Co=1 I=3 K=1");
+    p.stride[0] = INT64_MAX / 2 + 1; /* (I - 1) * S = 2^63 */
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    p.stride[0] = INT64_MAX / 2;     /* (I - 1) * S + 1 = INT64_MAX: fits, then y's bytes don't */
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), "y of shape"), "%s", convnd_last_error());
+    p = parse("fwd 1d Ci=1 Co=1 I=10 K=2");
+    p.dilation[0] = INT64_MAX; /* E = D * (K - 1) + 1 = 2^63 */
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), "dilation"), "%s", convnd_last_error());
+}
+
+/* ---- where the 64-bit index path starts --------------------------------------------------- */
+
+static int index64_of(const char *text, int64_t *numel_out) {
+    const convnd_problem p = parse(text);
+    convnd_conv_params q;
+    cr_assert_eq(convnd_params_from_problem(&p, &q), CONVND_OK, "%s: %s", text,
+                 convnd_last_error());
+    if (numel_out) *numel_out = q.x_numel > q.w_numel ? q.x_numel : q.w_numel;
+    if (numel_out && q.y_numel > *numel_out) *numel_out = q.y_numel;
+    return q.index64;
+}
+
+Test(overflow, index64_starts_at_2_31_elements) {
+    cr_assert_null(getenv("CONVND_FORCE_INDEX64"), "run without CONVND_FORCE_INDEX64");
+    /* each tensor alone crosses the limit; the others stay small (nothing is allocated) */
+    const struct {
+        const char *below, *at;
+    } pairs[] = {
+        /* x: 2^31 - 1 and 2^31 elements, y tiny thanks to the stride */
+        {"fwd 1d Ci=1 Co=1 I=2147483647 K=1 S=1048576", "fwd 1d Ci=1 Co=1 I=2147483648 K=1 S=1048576"},
+        /* w: C_out * C_in/g * prod(K) */
+        {"fwd 2d Ci=32767 Co=65537 I=1 K=1 f16", "fwd 2d Ci=32768 Co=65536 I=1 K=1 f16"},
+        /* y: transposed, a big output from a tiny input */
+        {"tr 1d Ci=1 Co=1 I=2 K=1 S=2147483646", "tr 1d Ci=1 Co=1 I=2 K=1 S=2147483647"},
+        /* y: forward, batch times channels times positions */
+        {"fwd 3d N=7 Ci=1 Co=3 I=1024,1024,34 K=1 bf16 x=cl",
+         "fwd 3d N=8 Ci=1 Co=1 I=1024,1024,256 K=1 bf16 x=cl"},
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+        int64_t most;
+        cr_expect_eq(index64_of(pairs[k].below, &most), 0, "'%s' (largest tensor %lld)",
+                     pairs[k].below, (long long)most);
+        cr_expect_lt(most, two31, "'%s' should stay below 2^31", pairs[k].below);
+        cr_expect_eq(index64_of(pairs[k].at, &most), 1, "'%s' (largest tensor %lld)",
+                     pairs[k].at, (long long)most);
+        cr_expect_geq(most, two31);
+    }
+}
+
+/* Problems past 2^31 elements are planned (nothing runs): schedules that index in 32 bits
+ * decline with a reason that says so, and the plan is one that supports the problem. */
+Test(overflow, planner_falls_back_for_64_bit_problems) {
+    const char *big[] = {
+        "fwd 2d N=64 Ci=64 Co=64 I=512,1024 K=3 P0=1 P1=1 bf16 x=cl w=cl", /* x, y: 2^31 */
+        "fwd 2d N=1 Ci=65536 Co=65536 I=4 K=1 f16",                         /* w: 2^32 */
+        "tr 2d N=16 Ci=64 Co=64 I=256,512 K=2 S=2 f16 x=cl w=cl",           /* y: 2^31 */
+    };
+    for (size_t k = 0; k < sizeof big / sizeof big[0]; ++k) {
+        const convnd_problem p = parse(big[k]);
+        int64_t most;
+        cr_assert_eq(index64_of(big[k], &most), 1, "'%s'", big[k]);
+        char name[128], reason[512];
+        cr_assert_eq(convnd_plan_name(&p, NULL, name, sizeof name), CONVND_OK, "%s: %s", big[k],
+                     convnd_last_error());
+        cr_expect(convnd_schedule_supports(name, &p, reason, sizeof reason),
+                  "'%s' planned to %s, which refuses it: %s", big[k], name, reason);
+        for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
+            const char *s = convnd_schedule_table[i]->name;
+            if (convnd_schedule_supports(s, &p, reason, sizeof reason)) continue;
+            cr_expect(reason[0] != '\0', "%s refuses '%s' without a reason", s, big[k]);
+        }
+        size_t ws;
+        cr_expect_eq(convnd_workspace_size(&p, NULL, &ws), CONVND_OK, "%s", convnd_last_error());
+    }
+}
+
+/* Valid problems whose implicit GEMM is astronomically large (2^30 groups of 2^30 taps) while
+ * every tensor fits: every schedule answers supports() and workspace sizes without overflow
+ * (a regression test: cublas_im2col once converted a 5e27-byte double to size_t). */
+Test(overflow, huge_gemms_are_sized_without_overflow) {
+    convnd_problem p = parse("fwd 2d N=1 Ci=1073741824 Co=1073741824 g=1073741824 I=1 "
+                             "K=32768 P0=32767 P1=32767");
+    cr_assert_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
+    double flops;
+    cr_assert_eq(convnd_flops(&p, &flops), CONVND_OK);
+    cr_expect(isfinite(flops) && flops > 1e27, "flops %g", flops);
+    for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
+        const convnd_schedule *s = convnd_schedule_table[i];
+        for (int32_t c = 0; c < s->num_configs; ++c) {
+            char spec[160], reason[512];
+            snprintf(spec, sizeof spec, "%s:%s", s->name, s->config_names[c]);
+            const convnd_options opts = {.schedule = spec};
+            size_t ws = 0;
+            if (convnd_schedule_supports(spec, &p, reason, sizeof reason))
+                cr_expect_eq(convnd_workspace_size(&p, &opts, &ws), CONVND_OK, "%s: %s", spec,
+                             convnd_last_error());
+            else
+                cr_expect_eq(convnd_workspace_size(&p, &opts, &ws), CONVND_ERR_UNSUPPORTED,
+                             "%s", spec);
+        }
+    }
+    char name[128];
+    cr_expect_eq(convnd_plan_name(&p, NULL, name, sizeof name), CONVND_OK, "%s",
+                 convnd_last_error());
+}
+
+/* ---- the 64-bit path gives the same results ---------------------------------------------- */
+
+/* With CONVND_FORCE_INDEX64=1 every kernel that supports a problem runs its 64-bit index
+ * variant; random small problems (both modes, 1-3 D, groups, layouts, dtypes, epilogues) must
+ * still match the reference on every such schedule. */
+Test(overflow, forced_index64_matches_reference) {
+    cr_assert_eq(setenv("CONVND_FORCE_INDEX64", "1", 1), 0);
+    test_rng r = test_rng_seed(0x64);
+    const test_problem_limits lim = {.max_outputs = 600, .max_macs = 40000};
+    int runs = 0, declined = 0;
+    for (int k = 0; k < 12; ++k) {
+        convnd_problem p;
+        test_random_problem(&r, &lim, &p);
+        char text[512];
+        convnd_problem_format(text, sizeof text, &p);
+        convnd_conv_params q;
+        cr_assert_eq(convnd_params_from_problem(&p, &q), CONVND_OK);
+        cr_assert_eq(q.index64, 1, "CONVND_FORCE_INDEX64=1 ignored for %s", text);
+        test_conv_case c;
+        char err[256];
+        cr_assert(test_case_init(&c, &p, k % 3 == 0, 100 + (uint64_t)k, err, sizeof err), "%s",
+                  err);
+        for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
+            const convnd_schedule *s = convnd_schedule_table[i];
+            for (int32_t cfg = 0; cfg < s->num_configs; ++cfg) {
+                char spec[160], reason[512];
+                snprintf(spec, sizeof spec, "%s:%s", s->name, s->config_names[cfg]);
+                if (!convnd_schedule_supports(spec, &c.p, reason, sizeof reason)) {
+                    declined += strstr(reason, "64-bit") != NULL;
+                    continue;
+                }
+                cr_expect_eq(test_case_run(&c, spec), CONVND_OK, "%s on %s: %s", spec, text,
+                             convnd_last_error());
+                char msg[512];
+                cr_expect(test_case_check(&c, msg, sizeof msg), "%s (64-bit indices) on %s: %s",
+                          spec, text, msg);
+                ++runs;
+            }
+        }
+        /* and the planner's choice */
+        cr_expect_eq(test_case_run(&c, NULL), CONVND_OK, "planner on %s: %s", text,
+                     convnd_last_error());
+        char msg[512];
+        cr_expect(test_case_check(&c, msg, sizeof msg), "planner (64-bit) on %s: %s", text, msg);
+        test_case_free(&c);
+    }
+    cr_expect_geq(runs, 12);
+    cr_log_info("forced 64-bit indices: %d schedule runs, %d declines for 64-bit", runs,
+                declined);
+}
