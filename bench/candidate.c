@@ -17,8 +17,8 @@ void bench_free(void **ptr) {
 }
 
 convnd_status bench_instance_prepare(bench_instance *in, const bench_candidate *c,
-                                     const convnd_problem *p, const void *x, const void *w,
-                                     void *y, char *why, size_t why_len) {
+                                     const convnd_problem *p, const void *x, const void *w, void *y,
+                                     char *why, size_t why_len) {
     memset(in, 0, sizeof *in);
     in->cand = c;
     in->problem = *p;
@@ -84,7 +84,9 @@ static int add(bench_candidate *out, int32_t cap, int32_t *count, const char *la
 }
 
 /* cublas_im2col is a convnd schedule and, as the "cuBLAS alone" reference, a peer. */
-static int32_t schedule_is_peer(const char *name) { return strcmp(name, "cublas_im2col") == 0; }
+static int32_t schedule_is_peer(const char *name) {
+    return strcmp(name, "cublas_im2col") == 0;
+}
 
 static int32_t find_schedule(const char *name, size_t len) {
     for (int32_t i = 0; i < convnd_schedule_count(); ++i) {
@@ -138,8 +140,8 @@ static int add_named(const char *item, size_t len, int32_t every_config, bench_c
     return 0;
 }
 
-int bench_candidates(const bench_selection *sel, bench_candidate *out, int32_t cap,
-                     int32_t *count, char *err, size_t err_len) {
+int bench_candidates(const bench_selection *sel, bench_candidate *out, int32_t cap, int32_t *count,
+                     char *err, size_t err_len) {
     *count = 0;
     if (sel->auto_row && !add(out, cap, count, "auto", "", 0, &bench_convnd_ops, err, err_len))
         return 0;
@@ -155,8 +157,7 @@ int bench_candidates(const bench_selection *sel, bench_candidate *out, int32_t c
             if (!add_schedule(i, sel->every_config, out, cap, count, err, err_len)) return 0;
     }
     if (sel->peers) {
-        if (!add(out, cap, count, "pad + conv", "", 1, &bench_pad_conv_ops, err, err_len))
-            return 0;
+        if (!add(out, cap, count, "pad + conv", "", 1, &bench_pad_conv_ops, err, err_len)) return 0;
         if (bench_have_cudnn() && convnd_active_device() == CONVND_DEVICE_GPU &&
             !add(out, cap, count, "cuDNN", "", 1, &bench_cudnn_ops, err, err_len))
             return 0;

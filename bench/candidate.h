@@ -40,7 +40,8 @@ typedef struct bench_candidate {
 struct bench_instance {
     const bench_candidate *cand;
     convnd_problem problem;
-    char plan[BENCH_LABEL_LEN]; /* what actually runs, e.g. "igemm_tc:b128" or "cuDNN IMPLICIT_GEMM" */
+    char plan[BENCH_LABEL_LEN]; /* what actually runs, e.g. "igemm_tc:b128" or "cuDNN IMPLICIT_GEMM"
+                                 */
     char note[BENCH_LABEL_LEN]; /* e.g. "after a materialized pad copy" */
     void *workspace;
     size_t workspace_bytes;
@@ -54,8 +55,8 @@ struct bench_instance {
 
 /* Prepare/run/release through the candidate's ops, counting runs. */
 convnd_status bench_instance_prepare(bench_instance *in, const bench_candidate *c,
-                                     const convnd_problem *p, const void *x, const void *w,
-                                     void *y, char *why, size_t why_len);
+                                     const convnd_problem *p, const void *x, const void *w, void *y,
+                                     char *why, size_t why_len);
 convnd_status bench_instance_run(bench_instance *in, const void *x, const void *w, void *y,
                                  void *stream);
 void bench_instance_release(bench_instance *in);
@@ -80,8 +81,8 @@ typedef struct bench_selection {
 /* Fills out[0..*count) (capacity cap) with the candidates of sel, in row order: the planner's
  * choice, every schedule, then the peers. 0 with a message when a named schedule or config
  * does not exist. */
-int bench_candidates(const bench_selection *sel, bench_candidate *out, int32_t cap,
-                     int32_t *count, char *err, size_t err_len);
+int bench_candidates(const bench_selection *sel, bench_candidate *out, int32_t cap, int32_t *count,
+                     char *err, size_t err_len);
 
 /* Device memory helpers: the active device's allocator, NULL-safe free. */
 convnd_status bench_alloc(void **ptr, size_t bytes);

@@ -36,7 +36,8 @@ static convnd_status median_ms(timed_op op, void *ctx, int warmup, int reps, dou
         if (s == CONVND_OK) s = op(ctx);
         if (s == CONVND_OK) s = bench_gpu_timer_stop(t, i, NULL);
     }
-    for (int i = 0; i < reps && s == CONVND_OK; ++i) s = bench_gpu_timer_read(t, i, &ms[i]);
+    for (int i = 0; i < reps && s == CONVND_OK; ++i)
+        s = bench_gpu_timer_read(t, i, &ms[i]);
     bench_gpu_timer_destroy(t);
     if (s != CONVND_OK) return s;
     qsort(ms, (size_t)reps, sizeof ms[0], cmp_double);
@@ -51,8 +52,7 @@ typedef struct copy_ctx {
 
 static convnd_status copy_op(void *p) {
     copy_ctx *c = p;
-    return cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, NULL) ==
-                   cudaSuccess
+    return cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, NULL) == cudaSuccess
                ? CONVND_OK
                : CONVND_ERR_DEVICE;
 }
@@ -68,8 +68,8 @@ typedef struct gemm_ctx {
 static convnd_status gemm_op(void *p) {
     gemm_ctx *g = p;
     const float one = 1.0f, zero = 0.0f;
-    return cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n, &one, g->a, g->type,
-                        g->n, g->b, g->type, g->n, &zero, g->c, g->type, g->n, CUBLAS_COMPUTE_32F,
+    return cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n, &one, g->a, g->type, g->n,
+                        g->b, g->type, g->n, &zero, g->c, g->type, g->n, CUBLAS_COMPUTE_32F,
                         CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
                ? CONVND_OK
                : CONVND_ERR_DEVICE;

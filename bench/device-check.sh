@@ -7,12 +7,14 @@
 #   bench/device-check.sh [OUT_DIR]          OUT_DIR defaults to $OUT, else out/device-check
 #   DEVICE=emulated bench/device-check.sh    the same steps on the emulated device (no GPU): the
 #                                            CUDA build, the benchmark's tests, bench --small;
-#                                            the sanitizer needs a GPU and is skipped
+#                                            the sanitizer needs a GPU and is skipped; time caps
+#                                            are 4 times longer
 #
 # Environment: JOBS (build parallelism, default nproc), BUILD_DIR (default build-device-check),
 # TEST_FILTER (Criterion --filter; default: all tests on the GPU, bench_*/* when emulated),
-# CONVND_DEVICE_DEPS (a folder from bench/pack-device-deps.sh with Criterion's headers and
-# libraries, for a machine without them), BUDGET_S (default 480).
+# BUILD_TYPE (default Release), CONVND_DEVICE_DEPS (a folder from bench/pack-device-deps.sh with
+# Criterion's headers and libraries, for a machine without them), BUDGET_S (default 480 s; each
+# step also has its own cap, and the sanitizer leaves BENCH_RESERVE_S = 130 s to the benchmark).
 #
 # Only 8 files come back from a lent machine's $OUT: build.log, tests.log, sanitizer.log,
 # bench.txt (the table), results.csv, results.json, results.md (for bench/RESULTS.md), plot.png.
@@ -25,7 +27,10 @@ out=$(cd "$out" && pwd)
 device=${DEVICE:-gpu}
 build=${BUILD_DIR:-build-device-check}
 jobs=${JOBS:-$(nproc)}
-budget=${BUDGET_S:-480}
+# the emulated device runs kernels on the CPU: its steps get 4 times longer (a local check only)
+scale=1
+[ "$device" != gpu ] && scale=4
+budget=${BUDGET_S:-$((480 * scale))}
 start=$(date +%s)
 summary=()
 
@@ -34,7 +39,7 @@ left() { echo $((budget - $(elapsed))); }
 note() { summary+=("$*"); echo "== device-check: $*"; }
 # Runs a step with at most `secs` seconds (never more than what the budget has left).
 bounded() {
-  local secs=$1; shift
+  local secs=$(($1 * scale)); shift
   local l; l=$(left)
   [ "$secs" -gt "$l" ] && secs=$l
   if [ "$secs" -lt 10 ]; then echo "out of time budget"; return 124; fi
@@ -51,11 +56,12 @@ else
 fi
 
 # ---- dependencies a bare machine may lack ---------------------------------------------------
-cmake_args=(-DCONVND_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release)
+test_libs=""
+cmake_args=(-DCONVND_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}")
 if [ -n "${CONVND_DEVICE_DEPS:-}" ] && [ -d "$CONVND_DEVICE_DEPS/include/criterion" ]; then
   deps=$(cd "$CONVND_DEVICE_DEPS" && pwd)
   cmake_args+=(-DCRITERION_INCLUDE_DIR="$deps/include" -DCRITERION_LIBRARY="$deps/lib/libcriterion.so")
-  export LD_LIBRARY_PATH="$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  test_libs="$deps/lib" # for the test binary only: these must not shadow the build tools' own
 fi
 # cuDNN from the CUDA toolkit, else from the nvidia-cudnn Python wheel (which has no libcudnn.so)
 if ! ls /usr/local/cuda/include/cudnn.h /usr/include/cudnn.h >/dev/null 2>&1; then
@@ -70,7 +76,7 @@ fi
 # ---- 1. build for sm_90 --------------------------------------------------------------------
 t0=$(elapsed)
 { bounded 60 cmake -S . -B "$build" "${cmake_args[@]}" &&
-  bounded 300 cmake --build "$build" -j"$jobs"; } >>"$out/build.log" 2>&1
+  bounded 270 cmake --build "$build" -j"$jobs"; } >>"$out/build.log" 2>&1
 build_rc=$?
 sm90=$(cuobjdump --list-elf "$build/libconvnd.a" 2>/dev/null | grep -c sm_90)
 note "build: rc=$build_rc in $(($(elapsed) - t0)) s; sm_90 ELF images in libconvnd.a: ${sm90:-?}" \
@@ -84,7 +90,8 @@ if [ -x "$build/tests/convnd_tests" ]; then
   filter=${TEST_FILTER:-}
   [ -z "$filter" ] && [ "$device" != gpu ] && filter='bench_*/*'
   t0=$(elapsed)
-  bounded 150 "$build/tests/convnd_tests" --jobs "$jobs" ${filter:+--filter "$filter"} \
+  LD_LIBRARY_PATH="${test_libs:+$test_libs:}${LD_LIBRARY_PATH:-}" \
+    bounded 100 "$build/tests/convnd_tests" --jobs "$jobs" ${filter:+--filter "$filter"} \
     >"$out/tests.log" 2>&1
   rc=$?
   tests_line="rc=$rc in $(($(elapsed) - t0)) s${filter:+ (filter $filter)}: $(grep -a 'Synthesis' "$out/tests.log" | tail -1)"
@@ -102,7 +109,9 @@ san_args=(--small --no-peers --no-ceilings --reps 1 --quiet --seed 1)
 if [ "$device" = gpu ] && [ -x "$bench" ] && command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     t0=$(elapsed)
-    bounded 75 compute-sanitizer --tool "$tool" --error-exitcode 99 "$bench" "${san_args[@]}" \
+    secs=$((($(left) - ${BENCH_RESERVE_S:-130}) / scale))
+    [ "$secs" -gt 60 ] && secs=60
+    bounded "$secs" compute-sanitizer --tool "$tool" --error-exitcode 99 "$bench" "${san_args[@]}" \
       >>"$out/sanitizer.log" 2>&1
     rc=$?
     note "compute-sanitizer $tool: rc=$rc in $(($(elapsed) - t0)) s:" \
@@ -120,7 +129,7 @@ if [ -x "$bench" ]; then
   [ "$device" != gpu ] && bench_args+=(--small)
   t0=$(elapsed)
   CONVND_COMMIT=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown) \
-    bounded 200 "$bench" "${bench_args[@]}" >"$out/bench.txt" 2>"$out/bench.err"
+    bounded 150 "$bench" "${bench_args[@]}" >"$out/bench.txt" 2>"$out/bench.err"
   rc=$?
   cat "$out/bench.err" >>"$out/bench.txt" && rm -f "$out/bench.err" "$out/plot.dat"
   bench_line="rc=$rc in $(($(elapsed) - t0)) s: $(grep -a 'rows:' "$out/bench.txt" | tail -1)"

@@ -41,8 +41,10 @@ static void validate_all(const bench_problem *bp, const convnd_problem *p,
     bench_reference ref;
     char err[512];
     convnd_status s = bench_reduce(p, &bench_validation_limits, &vp);
-    if (s == CONVND_OK) s = bench_reference_make(&vp, cfg->seed, &ref, err, sizeof err);
-    else snprintf(err, sizeof err, "reducing the problem: %s", convnd_last_error());
+    if (s == CONVND_OK)
+        s = bench_reference_make(&vp, cfg->seed, &ref, err, sizeof err);
+    else
+        snprintf(err, sizeof err, "reducing the problem: %s", convnd_last_error());
     char on[384];
     bench_problem vbp = *bp;
     vbp.p = vp;
@@ -61,7 +63,9 @@ static void validate_all(const bench_problem *bp, const convnd_problem *p,
         if (cfg->log)
             fprintf(cfg->log, "  %-28s validated in %6.2f s: %s\n", cands[i].label,
                     (bench_now_ms() - t0) * 1e-3,
-                    v.unsupported ? "not supported" : v.passed ? "ok" : "FAILED or error");
+                    v.unsupported ? "not supported"
+                    : v.passed    ? "ok"
+                                  : "FAILED or error");
         if (v.unsupported) {
             r->status = BENCH_SKIPPED;
             bench_row_note(r, "%s", v.message);
@@ -85,13 +89,13 @@ static void validate_all(const bench_problem *bp, const convnd_problem *p,
 static void time_all(const convnd_problem *p, const bench_candidate *cands, int32_t n,
                      const bench_config *cfg, bench_row *rows) {
     int32_t any = 0;
-    for (int32_t i = 0; i < n; ++i) any |= rows[i].status == BENCH_OK;
+    for (int32_t i = 0; i < n; ++i)
+        any |= rows[i].status == BENCH_OK;
     if (!any) return;
     bench_buffers b;
     char err[512];
-    const convnd_status bs =
-        bench_buffers_make(p, cfg->l2_bytes, cfg->max_sets, cfg->seed ^ 0x5bd1e995u, &b, err,
-                           sizeof err);
+    const convnd_status bs = bench_buffers_make(p, cfg->l2_bytes, cfg->max_sets,
+                                                cfg->seed ^ 0x5bd1e995u, &b, err, sizeof err);
     for (int32_t i = 0; i < n; ++i) {
         bench_row *r = &rows[i];
         if (r->status != BENCH_OK) continue;
@@ -102,8 +106,8 @@ static void time_all(const convnd_problem *p, const bench_candidate *cands, int3
         }
         bench_instance in;
         char why[256];
-        convnd_status s = bench_instance_prepare(&in, &cands[i], p, b.x[0], b.w[0], b.y, why,
-                                                 sizeof why);
+        convnd_status s =
+            bench_instance_prepare(&in, &cands[i], p, b.x[0], b.w[0], b.y, why, sizeof why);
         snprintf(r->plan, sizeof r->plan, "%s", in.plan);
         bench_row_note(r, "%s", in.note);
         r->workspace_bytes = in.workspace_bytes;
@@ -122,8 +126,7 @@ static void time_all(const convnd_problem *p, const bench_candidate *cands, int3
                         (bench_now_ms() - t0) * 1e-3, (int)t.reps);
             if (s != CONVND_OK) {
                 r->status = BENCH_ERROR;
-                bench_row_note(r, "run: %s: %s", convnd_status_string(s),
-                         convnd_last_error());
+                bench_row_note(r, "run: %s: %s", convnd_status_string(s), convnd_last_error());
             } else {
                 r->median_ms = t.median_ms;
                 r->min_ms = t.min_ms;
@@ -164,8 +167,8 @@ void bench_run_problem(const bench_problem *bp, const bench_candidate *cands, in
                        const bench_config *cfg, bench_row *rows) {
     convnd_problem p;
     const convnd_status s = bench_timed_problem(bp, cfg, &p);
-    for (int32_t i = 0; i < n; ++i) row_for(&rows[i], bp, s == CONVND_OK ? &p : &bp->p,
-                                            &cands[i], cfg);
+    for (int32_t i = 0; i < n; ++i)
+        row_for(&rows[i], bp, s == CONVND_OK ? &p : &bp->p, &cands[i], cfg);
     if (s != CONVND_OK) {
         for (int32_t i = 0; i < n; ++i) {
             rows[i].status = BENCH_ERROR;

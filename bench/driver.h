@@ -11,15 +11,15 @@
 #include "timing.h"
 
 typedef struct bench_config {
-    int32_t small;                 /* run the --small reduction of each problem */
-    uint64_t seed;                 /* data seed (a fresh one per run unless --seed) */
+    int32_t small; /* run the --small reduction of each problem */
+    uint64_t seed; /* data seed (a fresh one per run unless --seed) */
     bench_timing_config timing;
-    int32_t max_sets;              /* input sets rotated through while timing */
-    size_t l2_bytes;               /* rotate past this (0: no rotation) */
+    int32_t max_sets; /* input sets rotated through while timing */
+    size_t l2_bytes;  /* rotate past this (0: no rotation) */
     bench_ceilings ceilings;
-    const char *device_label;      /* "GPU" or "EMULATED" */
-    const char *baseline;          /* the plot's reference series ("cuDNN", "direct") */
-    FILE *log;                     /* progress lines, or NULL */
+    const char *device_label; /* "GPU" or "EMULATED" */
+    const char *baseline;     /* the plot's reference series ("cuDNN", "direct") */
+    FILE *log;                /* progress lines, or NULL */
 } bench_config;
 
 /* The problem actually timed: bp->p, or its --small reduction. */

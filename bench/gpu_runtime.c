@@ -82,7 +82,9 @@ struct bench_gpu_timer {
     int32_t unused;
 };
 
-size_t bench_gpu_l2_bytes(void) { return 0; }
+size_t bench_gpu_l2_bytes(void) {
+    return 0;
+}
 
 convnd_status bench_gpu_timer_create(bench_gpu_timer **t, int32_t pairs) {
     (void)pairs;
@@ -102,6 +104,8 @@ convnd_status bench_gpu_timer_read(bench_gpu_timer *t, int32_t i, double *ms) {
     *ms = 0.0;
     return CONVND_ERR_DEVICE;
 }
-void bench_gpu_timer_destroy(bench_gpu_timer *t) { (void)t; }
+void bench_gpu_timer_destroy(bench_gpu_timer *t) {
+    (void)t;
+}
 
 #endif

@@ -111,8 +111,7 @@ static int load_problems(const bench_cli *cli, bench_problem **out, int *count) 
     return 1;
 }
 
-static int write_outputs(const char *dir, const bench_row *rows, int32_t n,
-                         const bench_meta *m) {
+static int write_outputs(const char *dir, const bench_row *rows, int32_t n, const bench_meta *m) {
     if (!mkdir_p(dir)) return 0;
     char csv[1200], json[1200], md[1200], dat[1200], png[1200], why[2048];
     snprintf(csv, sizeof csv, "%s/results.csv", dir);
@@ -129,8 +128,7 @@ static int write_outputs(const char *dir, const bench_row *rows, int32_t n,
         fprintf(stderr, "convnd-bench: no plot: %s\n", why);
         png[0] = '\0';
     }
-    if (ok)
-        printf("wrote %s, %s, %s, %s%s%s\n", csv, json, md, dat, png[0] ? ", " : "", png);
+    if (ok) printf("wrote %s, %s, %s, %s%s%s\n", csv, json, md, dat, png[0] ? ", " : "", png);
     return ok;
 }
 
@@ -172,7 +170,8 @@ int main(int argc, char **argv) {
 
     if (emulated && !cli.small && !cli.force) {
         double macs = 0.0;
-        for (int i = 0; i < np; ++i) macs += bench_problem_macs(&problems[i].p);
+        for (int i = 0; i < np; ++i)
+            macs += bench_problem_macs(&problems[i].p);
         if (macs > emulated_macs_limit) {
             fprintf(stderr,
                     "convnd-bench: no GPU here: these problems take %.3g multiply-adds, hours on "
@@ -185,8 +184,10 @@ int main(int argc, char **argv) {
 
     bench_candidate cands[BENCH_MAX_CANDIDATES];
     int32_t nc = 0;
-    const bench_selection sel = {.schedules = cli.schedules, .every_config = cli.every_config,
-                                 .peers = cli.peers, .auto_row = cli.auto_row};
+    const bench_selection sel = {.schedules = cli.schedules,
+                                 .every_config = cli.every_config,
+                                 .peers = cli.peers,
+                                 .auto_row = cli.auto_row};
     if (!bench_candidates(&sel, cands, BENCH_MAX_CANDIDATES, &nc, err, sizeof err)) {
         fprintf(stderr, "convnd-bench: %s\n", err);
         free(problems);

@@ -17,6 +17,6 @@ cp -L "$crit" "$dest/lib/"
 ln -sf "$(basename "$crit")" "$dest/lib/libcriterion.so"
 # the libraries Criterion loads, except the C runtime every machine has
 ldd "$crit" | awk '/=> \//{print $3}' |
-  grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+  grep -v -E '/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so' |
   while read -r lib; do cp -L "$lib" "$dest/lib/"; done
 du -sh "$dest"

@@ -20,7 +20,9 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-int32_t bench_have_cudnn(void) { return 1; }
+int32_t bench_have_cudnn(void) {
+    return 1;
+}
 
 typedef struct cudnn_state {
     cudnnTensorDescriptor_t x, y;
@@ -37,21 +39,22 @@ static cudnnHandle_t cudnn_handle;
 static const char *const fwd_algo_names[] = {
     "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
     "WINOGRAD",      "WINOGRAD_NONFUSED"};
-static const char *const bwd_algo_names[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING",
-                                             "WINOGRAD", "WINOGRAD_NONFUSED"};
+static const char *const bwd_algo_names[] = {"ALGO_0",     "ALGO_1",   "FFT",
+                                             "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
 
-#define CUDNN_TRY(call)                                                                         \
-    do {                                                                                        \
-        const cudnnStatus_t st_ = (call);                                                       \
-        if (st_ != CUDNN_STATUS_SUCCESS) {                                                      \
-            snprintf(why, why_len, "%s: %s", #call, cudnnGetErrorString(st_));                  \
-            return CONVND_ERR_DEVICE;                                                           \
-        }                                                                                       \
+#define CUDNN_TRY(call)                                                                            \
+    do {                                                                                           \
+        const cudnnStatus_t st_ = (call);                                                          \
+        if (st_ != CUDNN_STATUS_SUCCESS) {                                                         \
+            snprintf(why, why_len, "%s: %s", #call, cudnnGetErrorString(st_));                     \
+            return CONVND_ERR_DEVICE;                                                              \
+        }                                                                                          \
     } while (0)
 
 static cudnnDataType_t cudnn_type(convnd_dtype dt) {
-    return dt == CONVND_F16 ? CUDNN_DATA_HALF
-                            : dt == CONVND_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+    return dt == CONVND_F16    ? CUDNN_DATA_HALF
+           : dt == CONVND_BF16 ? CUDNN_DATA_BFLOAT16
+                               : CUDNN_DATA_FLOAT;
 }
 
 /* Effective kernel extent of dim t. */
@@ -59,7 +62,9 @@ static int64_t extent(const convnd_problem *p, int32_t t) {
     return p->dilation[t] * (p->kernel[t] - 1) + 1;
 }
 
-static int64_t floor_div(int64_t a, int64_t d) { return a >= 0 ? a / d : -((-a + d - 1) / d); }
+static int64_t floor_div(int64_t a, int64_t d) {
+    return a >= 0 ? a / d : -((-a + d - 1) / d);
+}
 
 /* 1 when cuDNN's symmetric padding P0 gives exactly our result: P0 >= 0, and cuDNN's own
  * output-size rule (forward) or its data-gradient shape check (transposed) agrees with ours, so
@@ -126,7 +131,7 @@ static convnd_status set_descriptors(cudnn_state *st, const convnd_problem *p, c
     CUDNN_TRY(cudnnSetConvolutionNdDescriptor(st->conv, nd, pad, stride, dil,
                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CUDNN_TRY(cudnnSetConvolutionGroupCount(st->conv, (int)p->groups));
-    const cudnnMathType_t math = p->dtype != CONVND_F32 ? CUDNN_TENSOR_OP_MATH
+    const cudnnMathType_t math = p->dtype != CONVND_F32              ? CUDNN_TENSOR_OP_MATH
                                  : p->math == CONVND_MATH_ALLOW_TF32 ? CUDNN_DEFAULT_MATH
                                                                      : CUDNN_FMA_MATH;
     CUDNN_TRY(cudnnSetConvolutionMathType(st->conv, math));
@@ -157,9 +162,9 @@ static convnd_status find_algorithm(bench_instance *in, cudnn_state *st, const v
     const char *name = "?";
     if (!st->transposed) {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-        fs = cudnnFindConvolutionForwardAlgorithmEx(
-            cudnn_handle, st->x, x, st->w, w, st->conv, st->y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-            &returned, perf, find_ws, find_bytes);
+        fs = cudnnFindConvolutionForwardAlgorithmEx(cudnn_handle, st->x, x, st->w, w, st->conv,
+                                                    st->y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                    &returned, perf, find_ws, find_bytes);
         int best = -1;
         for (int i = 0; i < returned && best < 0 && fs == CUDNN_STATUS_SUCCESS; ++i)
             if (perf[i].status == CUDNN_STATUS_SUCCESS) best = i;
@@ -275,13 +280,12 @@ static convnd_status cudnn_run(bench_instance *in, const void *x, const void *w,
     }
     cudnnStatus_t cs;
     if (!st->transposed)
-        cs = cudnnConvolutionForward(cudnn_handle, &one, st->x, x, st->w, w, st->conv,
-                                     st->fwd_algo, in->workspace, in->workspace_bytes, &zero,
-                                     st->y, y);
+        cs = cudnnConvolutionForward(cudnn_handle, &one, st->x, x, st->w, w, st->conv, st->fwd_algo,
+                                     in->workspace, in->workspace_bytes, &zero, st->y, y);
     else
         cs = cudnnConvolutionBackwardData(cudnn_handle, &one, st->w, w, st->x, x, st->conv,
-                                          st->bwd_algo, in->workspace, in->workspace_bytes,
-                                          &zero, st->y, y);
+                                          st->bwd_algo, in->workspace, in->workspace_bytes, &zero,
+                                          st->y, y);
     return cs == CUDNN_STATUS_SUCCESS ? CONVND_OK : CONVND_ERR_DEVICE;
 }
 
@@ -289,11 +293,12 @@ const bench_candidate_ops bench_cudnn_ops = {cudnn_prepare, cudnn_run, cudnn_rel
 
 #else /* no cuDNN in this build */
 
-int32_t bench_have_cudnn(void) { return 0; }
+int32_t bench_have_cudnn(void) {
+    return 0;
+}
 
-static convnd_status cudnn_unavailable(bench_instance *in, const convnd_problem *p,
-                                       const void *x, const void *w, void *y, char *why,
-                                       size_t why_len) {
+static convnd_status cudnn_unavailable(bench_instance *in, const convnd_problem *p, const void *x,
+                                       const void *w, void *y, char *why, size_t why_len) {
     (void)in, (void)p, (void)x, (void)w, (void)y;
     snprintf(why, why_len, "built without cuDNN");
     return CONVND_ERR_UNSUPPORTED;

@@ -49,8 +49,8 @@ static convnd_status pad_run(bench_instance *in, const void *x, const void *w, v
     convnd_status s = bench_pad_copy(&in->problem, x, in->scratch, stream);
     if (s != CONVND_OK) return s;
     const convnd_options opts = {.schedule = in->inner_spec[0] ? in->inner_spec : NULL};
-    return conv_nd(&in->inner, in->scratch, w, NULL, NULL, y, in->workspace,
-                   in->workspace_bytes, stream, &opts);
+    return conv_nd(&in->inner, in->scratch, w, NULL, NULL, y, in->workspace, in->workspace_bytes,
+                   stream, &opts);
 }
 
 const bench_candidate_ops bench_pad_conv_ops = {pad_prepare, pad_run, NULL};

@@ -20,7 +20,8 @@ int bench_write_plot_data(const char *path, const bench_row *rows, int32_t n) {
     for (int32_t i = 0; i < n; ++i) {
         if (rows[i].status != BENCH_OK || !(rows[i].vs_baseline > 0.0)) continue;
         int32_t j = 0;
-        while (j < ns && strcmp(series[j], rows[i].series) != 0) ++j;
+        while (j < ns && strcmp(series[j], rows[i].series) != 0)
+            ++j;
         if (j == ns && ns < PLOT_MAX_SERIES) series[ns++] = rows[i].series;
     }
     FILE *f = fopen(path, "w");
@@ -29,20 +30,24 @@ int bench_write_plot_data(const char *path, const bench_row *rows, int32_t n) {
         return 0;
     }
     fputs("problem", f);
-    for (int32_t j = 0; j < ns; ++j) fprintf(f, "\t%s", series[j]);
+    for (int32_t j = 0; j < ns; ++j)
+        fprintf(f, "\t%s", series[j]);
     fputc('\n', f);
     for (int32_t i = 0; i < n;) {
         /* the rows of one problem are consecutive */
         int32_t end = i;
-        while (end < n && strcmp(rows[end].problem, rows[i].problem) == 0) ++end;
+        while (end < n && strcmp(rows[end].problem, rows[i].problem) == 0)
+            ++end;
         fputs(rows[i].problem, f);
         for (int32_t j = 0; j < ns; ++j) {
             double v = NAN;
             for (int32_t r = i; r < end; ++r)
                 if (strcmp(rows[r].series, series[j]) == 0 && rows[r].status == BENCH_OK)
                     v = rows[r].vs_baseline;
-            if (isnan(v) || v <= 0.0) fputs("\t-", f);
-            else fprintf(f, "\t%.6g", v);
+            if (isnan(v) || v <= 0.0)
+                fputs("\t-", f);
+            else
+                fprintf(f, "\t%.6g", v);
         }
         fputc('\n', f);
         i = end;
@@ -53,7 +58,9 @@ int bench_write_plot_data(const char *path, const bench_row *rows, int32_t n) {
 }
 
 /* Paths go into a shell command inside single quotes: refuse any that hold one. */
-static int shell_safe(const char *s) { return strchr(s, '\'') == NULL && strchr(s, '"') == NULL; }
+static int shell_safe(const char *s) {
+    return strchr(s, '\'') == NULL && strchr(s, '"') == NULL;
+}
 
 static int file_nonempty(const char *path) {
     struct stat st;

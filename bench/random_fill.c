@@ -28,8 +28,7 @@ void bench_fill_random(convnd_dtype dt, void *host, int64_t n, bench_rng *r) {
     }
 }
 
-void bench_fill_random_tiled(convnd_dtype dt, void *host, int64_t n, int64_t block,
-                             bench_rng *r) {
+void bench_fill_random_tiled(convnd_dtype dt, void *host, int64_t n, int64_t block, bench_rng *r) {
     const int64_t first = n < block ? n : block;
     bench_fill_random(dt, host, first, r);
     const size_t elem = convnd_ref_dtype_size(dt);
@@ -40,4 +39,6 @@ void bench_fill_random_tiled(convnd_dtype dt, void *host, int64_t n, int64_t blo
     }
 }
 
-void bench_poison(void *host, size_t bytes) { memset(host, 0xFF, bytes); }
+void bench_poison(void *host, size_t bytes) {
+    memset(host, 0xFF, bytes);
+}

@@ -20,8 +20,7 @@ void bench_fill_random(convnd_dtype dt, void *host, int64_t n, bench_rng *r);
 /* Like bench_fill_random, but only the first min(n, block) elements are drawn and the rest
  * repeat them: large timing buffers fill in milliseconds, with data that is still random to
  * the arithmetic units. */
-void bench_fill_random_tiled(convnd_dtype dt, void *host, int64_t n, int64_t block,
-                             bench_rng *r);
+void bench_fill_random_tiled(convnd_dtype dt, void *host, int64_t n, int64_t block, bench_rng *r);
 
 /* Fills bytes with 0xFF: NaN in f32, f16 and bf16, so an output element that a candidate did
  * not write is caught. */

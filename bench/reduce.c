@@ -15,11 +15,17 @@ const bench_reduce_limits bench_validation_limits = {
 const bench_reduce_limits bench_small_limits = {
     .max_n = 1, .max_channels = 32, .max_extent = {64, 8, 4}, .max_macs = 3e5};
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+static int64_t max64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
 
 /* Floor division for a possibly negative numerator, positive d. */
-static int64_t floor_div(int64_t a, int64_t d) { return a >= 0 ? a / d : -((-a + d - 1) / d); }
+static int64_t floor_div(int64_t a, int64_t d) {
+    return a >= 0 ? a / d : -((-a + d - 1) / d);
+}
 
 double bench_problem_macs(const convnd_problem *p) {
     double flops = 0.0;
@@ -30,8 +36,7 @@ double bench_problem_macs(const convnd_problem *p) {
 /* Input size of dim t (in the original problem p) whose output extent is about `target`,
  * at most the original input size and giving an output of at least 1. */
 static int64_t input_for_extent(const convnd_problem *p, int32_t t, int64_t target) {
-    const int64_t I = p->input[t], S = p->stride[t], P0 = p->pad_before[t],
-                  P1 = p->pad_after[t];
+    const int64_t I = p->input[t], S = p->stride[t], P0 = p->pad_before[t], P1 = p->pad_after[t];
     const int64_t E = p->dilation[t] * (p->kernel[t] - 1) + 1;
     if (p->mode == CONVND_FORWARD) {
         /* O = (I + P0 + P1 - E) / S + 1 with remainder r: rebuild I from O and r */
@@ -46,7 +51,8 @@ static int64_t input_for_extent(const convnd_problem *p, int32_t t, int64_t targ
     /* transposed: O = (I - 1) * S + E - P0 - P1 */
     int64_t In = floor_div(max64(target, 1) - E + P0 + P1, S) + 1;
     In = min64(max64(In, 1), I);
-    while (In < I && (In - 1) * S + E - P0 - P1 < 1) ++In;
+    while (In < I && (In - 1) * S + E - P0 - P1 < 1)
+        ++In;
     return In;
 }
 
@@ -79,9 +85,11 @@ convnd_status bench_reduce(const convnd_problem *p, const bench_reduce_limits *l
     reduce_channels(p, lim->max_channels, &q);
 
     int64_t target[CONVND_MAX_DIMS];
-    for (int32_t t = 0; t < p->dims; ++t) target[t] = lim->max_extent[p->dims - 1];
+    for (int32_t t = 0; t < p->dims; ++t)
+        target[t] = lim->max_extent[p->dims - 1];
     for (int iter = 0; iter < 256; ++iter) {
-        for (int32_t t = 0; t < p->dims; ++t) q.input[t] = input_for_extent(p, t, target[t]);
+        for (int32_t t = 0; t < p->dims; ++t)
+            q.input[t] = input_for_extent(p, t, target[t]);
         if (bench_problem_macs(&q) <= lim->max_macs) break;
         int64_t o[CONVND_MAX_DIMS];
         if (!outputs(&q, o)) break;

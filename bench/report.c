@@ -54,8 +54,8 @@ void bench_print_header(FILE *f, const bench_meta *m) {
         fprintf(f,
                 "measured ceilings: device copy %.0f GB/s, bf16 GEMM %.0f TFLOP/s, f32 GEMM %.1f "
                 "TFLOP/s; L2 %.0f MiB\n",
-                m->ceilings.copy_gbps, m->ceilings.gemm_bf16_tflops,
-                m->ceilings.gemm_f32_tflops, (double)m->l2_bytes / (1 << 20));
+                m->ceilings.copy_gbps, m->ceilings.gemm_bf16_tflops, m->ceilings.gemm_f32_tflops,
+                (double)m->l2_bytes / (1 << 20));
     if (m->emulated)
         fprintf(f, "EMULATED: every row ran on the emulated device (kernels on the CPU); timings "
                    "are CPU emulation timings, not GPU timings.\n");
@@ -65,8 +65,10 @@ void bench_print_header(FILE *f, const bench_meta *m) {
 
 /* "%.3g" of v, or "-" for NaN. */
 static const char *num(char *buf, size_t len, const char *fmt, double v) {
-    if (isnan(v)) snprintf(buf, len, "-");
-    else snprintf(buf, len, fmt, v);
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmt, v);
     return buf;
 }
 
@@ -74,9 +76,8 @@ void bench_print_row(FILE *f, const bench_row *r) {
     char disp[BENCH_LABEL_LEN + 16], e[32], ms[32], tf[32], gb[32], pc[32], pb[32], vp[32];
     char tail[sizeof r->plan + sizeof r->note + 8];
     if (r->status == BENCH_OK)
-        snprintf(tail, sizeof tail, "%s%s%s",
-                 strcmp(r->candidate, "auto") == 0 ? "" : r->plan, r->note[0] ? "; " : "",
-                 r->note);
+        snprintf(tail, sizeof tail, "%s%s%s", strcmp(r->candidate, "auto") == 0 ? "" : r->plan,
+                 r->note[0] ? "; " : "", r->note);
     else
         snprintf(tail, sizeof tail, "%s", r->note);
     fprintf(f, TABLE_FMT, r->problem, r->device, bench_row_display(r, disp, sizeof disp),
@@ -89,10 +90,12 @@ void bench_print_row(FILE *f, const bench_row *r) {
 
 void bench_print_summary(FILE *f, const bench_row *rows, int32_t n, const bench_meta *m) {
     int32_t count[4] = {0, 0, 0, 0};
-    for (int32_t i = 0; i < n; ++i) ++count[rows[i].status];
-    fprintf(f, "\n%d rows: %d timed, %d FAILED validation, %d skipped (unsupported; reasons in "
-               "results.csv, or --show-skipped), %d errors.\n", (int)n,
-            (int)count[BENCH_OK], (int)count[BENCH_FAILED], (int)count[BENCH_SKIPPED],
+    for (int32_t i = 0; i < n; ++i)
+        ++count[rows[i].status];
+    fprintf(f,
+            "\n%d rows: %d timed, %d FAILED validation, %d skipped (unsupported; reasons in "
+            "results.csv, or --show-skipped), %d errors.\n",
+            (int)n, (int)count[BENCH_OK], (int)count[BENCH_FAILED], (int)count[BENCH_SKIPPED],
             (int)count[BENCH_ERROR]);
     if (m->emulated)
         fprintf(f, "Note: EMULATED rows are CPU emulation timings, not GPU timings; they show "
@@ -114,8 +117,10 @@ static void csv_text(FILE *f, const char *s) {
 }
 
 static void csv_num(FILE *f, double v) {
-    if (isnan(v)) fputs(",", f);
-    else fprintf(f, ",%.6g", v);
+    if (isnan(v))
+        fputs(",", f);
+    else
+        fprintf(f, ",%.6g", v);
 }
 
 int bench_write_csv(const char *path, const bench_row *rows, int32_t n, const bench_meta *m) {
@@ -172,9 +177,12 @@ static void json_text(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; ++s) {
         const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
     }
     fputc('"', f);
 }
@@ -186,8 +194,10 @@ static void json_key_text(FILE *f, const char *key, const char *v, int last) {
 }
 
 static void json_key_num(FILE *f, const char *key, double v, int last) {
-    if (isnan(v) || isinf(v)) fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
-    else fprintf(f, "\"%s\": %.6g%s", key, v, last ? "" : ", ");
+    if (isnan(v) || isinf(v))
+        fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
+    else
+        fprintf(f, "\"%s\": %.6g%s", key, v, last ? "" : ", ");
 }
 
 int bench_write_json(const char *path, const bench_row *rows, int32_t n, const bench_meta *m) {
@@ -208,8 +218,7 @@ int bench_write_json(const char *path, const bench_row *rows, int32_t n, const b
     json_key_num(f, "copy_gbps", m->ceilings.measured ? m->ceilings.copy_gbps : NAN, 0);
     json_key_num(f, "gemm_bf16_tflops", m->ceilings.measured ? m->ceilings.gemm_bf16_tflops : NAN,
                  0);
-    json_key_num(f, "gemm_f32_tflops", m->ceilings.measured ? m->ceilings.gemm_f32_tflops : NAN,
-                 1);
+    json_key_num(f, "gemm_f32_tflops", m->ceilings.measured ? m->ceilings.gemm_f32_tflops : NAN, 1);
     fputs("},\n  \"rows\": [\n", f);
     for (int32_t i = 0; i < n; ++i) {
         const bench_row *r = &rows[i];
@@ -268,10 +277,10 @@ int bench_write_markdown(const char *path, const bench_row *rows, int32_t n, con
                 "Measured ceilings: device copy %.0f GB/s, bf16 GEMM %.0f TFLOP/s, f32 GEMM "
                 "%.1f TFLOP/s.\n\n",
                 m->ceilings.copy_gbps, m->ceilings.gemm_bf16_tflops, m->ceilings.gemm_f32_tflops);
-    if (m->emulated)
-        fprintf(f, "EMULATED: CPU emulation timings, not GPU timings.\n\n");
-    fprintf(f, "| problem | candidate | plan | median ms | TFLOP/s | GB/s | %%FLOP | %%BW | vs best "
-               "peer |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    if (m->emulated) fprintf(f, "EMULATED: CPU emulation timings, not GPU timings.\n\n");
+    fprintf(f,
+            "| problem | candidate | plan | median ms | TFLOP/s | GB/s | %%FLOP | %%BW | vs best "
+            "peer |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n");
     int32_t bad = 0;
     for (int32_t i = 0; i < n; ++i) {
         const bench_row *r = &rows[i];

@@ -42,10 +42,10 @@ typedef struct bench_row {
 } bench_row;
 
 typedef struct bench_meta {
-    char device[160];   /* "NVIDIA H200" or "emulated device (CPU)" */
+    char device[160]; /* "NVIDIA H200" or "emulated device (CPU)" */
     int32_t emulated;
-    char date[40];      /* UTC, ISO 8601 */
-    char commit[64];    /* $CONVND_COMMIT when set */
+    char date[40];                  /* UTC, ISO 8601 */
+    char commit[64];                /* $CONVND_COMMIT when set */
     char baseline[BENCH_LABEL_LEN]; /* the plot's reference series */
     char host_blas[64];
     size_t l2_bytes;

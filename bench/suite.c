@@ -9,14 +9,16 @@
 
 #define BENCH_COLUMNS 15
 static const char *const column_names[BENCH_COLUMNS] = {
-    "name",     "family",   "mode",       "N",         "C_in",  "C_out",  "groups", "input",
-    "kernel",   "stride",   "dilation",   "pad_before", "pad_after", "dtype", "layout"};
+    "name",   "family", "mode",     "N",          "C_in",      "C_out", "groups", "input",
+    "kernel", "stride", "dilation", "pad_before", "pad_after", "dtype", "layout"};
 
 /* Trims spaces at both ends, in place. */
 static char *trim(char *s) {
-    while (isspace((unsigned char)*s)) ++s;
+    while (isspace((unsigned char)*s))
+        ++s;
     char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1])) --e;
+    while (e > s && isspace((unsigned char)e[-1]))
+        --e;
     *e = '\0';
     return s;
 }
@@ -65,7 +67,8 @@ static int parse_dims_column(const char *column, const char *s, int32_t dims, in
         snprintf(what, sizeof what, "%d values, but the input has %d spatial dims", n, (int)dims);
         return fail(err, err_len, column, s, what);
     }
-    for (int32_t t = 0; t < dims; ++t) out[t] = v[n == 1 ? 0 : t];
+    for (int32_t t = 0; t < dims; ++t)
+        out[t] = v[n == 1 ? 0 : t];
     return 1;
 }
 
@@ -98,8 +101,9 @@ int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_
         tok = comma ? comma + 1 : NULL;
     }
     if (n != BENCH_COLUMNS) {
-        snprintf(err, err_len, "%s %d columns, expected %d: %s", n > BENCH_COLUMNS ? "more than" : "got",
-                 n > BENCH_COLUMNS ? BENCH_COLUMNS : n, BENCH_COLUMNS, BENCH_CSV_HEADER);
+        snprintf(err, err_len, "%s %d columns, expected %d: %s",
+                 n > BENCH_COLUMNS ? "more than" : "got", n > BENCH_COLUMNS ? BENCH_COLUMNS : n,
+                 BENCH_COLUMNS, BENCH_CSV_HEADER);
         return 0;
     }
     bench_problem bp;
@@ -114,11 +118,15 @@ int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_
         return fail(err, err_len, "input", f[7], "expected 1 to 3 sizes separated by 'x'");
     convnd_problem *p = &bp.p;
     convnd_problem_init(p, dims);
-    for (int t = 0; t < dims; ++t) p->input[t] = input[t];
+    for (int t = 0; t < dims; ++t)
+        p->input[t] = input[t];
 
-    if (strcmp(f[2], "forward") == 0) p->mode = CONVND_FORWARD;
-    else if (strcmp(f[2], "transposed") == 0) p->mode = CONVND_TRANSPOSED;
-    else return fail(err, err_len, "mode", f[2], "expected forward or transposed");
+    if (strcmp(f[2], "forward") == 0)
+        p->mode = CONVND_FORWARD;
+    else if (strcmp(f[2], "transposed") == 0)
+        p->mode = CONVND_TRANSPOSED;
+    else
+        return fail(err, err_len, "mode", f[2], "expected forward or transposed");
 
     if (!parse_scalar_column("N", f[3], &p->N, err, err_len) ||
         !parse_scalar_column("C_in", f[4], &p->C_in, err, err_len) ||
@@ -130,14 +138,21 @@ int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_
         if (!parse_dims_column(column_names[8 + c], f[8 + c], dims, per_dim[c], err, err_len))
             return 0;
 
-    if (strcmp(f[13], "f32") == 0) p->dtype = CONVND_F32;
-    else if (strcmp(f[13], "f16") == 0) p->dtype = CONVND_F16;
-    else if (strcmp(f[13], "bf16") == 0) p->dtype = CONVND_BF16;
-    else return fail(err, err_len, "dtype", f[13], "expected f32, f16 or bf16");
+    if (strcmp(f[13], "f32") == 0)
+        p->dtype = CONVND_F32;
+    else if (strcmp(f[13], "f16") == 0)
+        p->dtype = CONVND_F16;
+    else if (strcmp(f[13], "bf16") == 0)
+        p->dtype = CONVND_BF16;
+    else
+        return fail(err, err_len, "dtype", f[13], "expected f32, f16 or bf16");
 
-    if (strcmp(f[14], "cl") == 0) p->x_layout = p->w_layout = CONVND_CHANNELS_LAST;
-    else if (strcmp(f[14], "cf") == 0) p->x_layout = p->w_layout = CONVND_CHANNELS_FIRST;
-    else return fail(err, err_len, "layout", f[14], "expected cl (channels-last) or cf");
+    if (strcmp(f[14], "cl") == 0)
+        p->x_layout = p->w_layout = CONVND_CHANNELS_LAST;
+    else if (strcmp(f[14], "cf") == 0)
+        p->x_layout = p->w_layout = CONVND_CHANNELS_FIRST;
+    else
+        return fail(err, err_len, "layout", f[14], "expected cl (channels-last) or cf");
     p->y_layout = CONVND_LAYOUT_AUTO;
 
     if (convnd_validate(p) != CONVND_OK) {
@@ -150,7 +165,8 @@ int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_
 
 /* 1 for a line that holds no data: blank, a '#' comment, or the header row. */
 static int skip_line(const char *s) {
-    while (isspace((unsigned char)*s)) ++s;
+    while (isspace((unsigned char)*s))
+        ++s;
     if (*s == '\0' || *s == '#') return 1;
     return strncmp(s, "name", 4) == 0 && (s[4] == ',' || isspace((unsigned char)s[4]));
 }
@@ -226,12 +242,15 @@ const char *bench_format_row(const bench_problem *bp, char *buf, size_t len) {
     const convnd_problem *p = &bp->p;
     char d[5][64], in[64];
     const int64_t *per_dim[5] = {p->kernel, p->stride, p->dilation, p->pad_before, p->pad_after};
-    for (int c = 0; c < 5; ++c) bench_format_dims(per_dim[c], p->dims, d[c], sizeof d[c]);
-    snprintf(buf, len, "%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s", bp->name,
-             bp->family, p->mode == CONVND_TRANSPOSED ? "transposed" : "forward", (long long)p->N,
+    for (int c = 0; c < 5; ++c)
+        bench_format_dims(per_dim[c], p->dims, d[c], sizeof d[c]);
+    snprintf(buf, len, "%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s", bp->name, bp->family,
+             p->mode == CONVND_TRANSPOSED ? "transposed" : "forward", (long long)p->N,
              (long long)p->C_in, (long long)p->C_out, (long long)p->groups,
              bench_format_dims(p->input, p->dims, in, sizeof in), d[0], d[1], d[2], d[3], d[4],
-             p->dtype == CONVND_F32 ? "f32" : p->dtype == CONVND_F16 ? "f16" : "bf16",
+             p->dtype == CONVND_F32   ? "f32"
+             : p->dtype == CONVND_F16 ? "f16"
+                                      : "bf16",
              p->x_layout == CONVND_CHANNELS_LAST ? "cl" : "cf");
     return buf;
 }

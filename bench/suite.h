@@ -15,8 +15,8 @@ typedef struct bench_problem {
 } bench_problem;
 
 /* The CSV columns, in order. */
-#define BENCH_CSV_HEADER                                                                        \
-    "name,family,mode,N,C_in,C_out,groups,input,kernel,stride,dilation,pad_before,pad_after,"   \
+#define BENCH_CSV_HEADER                                                                           \
+    "name,family,mode,N,C_in,C_out,groups,input,kernel,stride,dilation,pad_before,pad_after,"      \
     "dtype,layout"
 
 /* Parses one data row (no comment, no header). Sizes are 'x'-separated, outermost first; the

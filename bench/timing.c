@@ -112,8 +112,8 @@ static convnd_status host_timed_run(bench_instance *in, const bench_buffers *b, 
     return s;
 }
 
-convnd_status bench_time(bench_instance *in, const bench_buffers *b,
-                         const bench_timing_config *cfg, bench_timing *out) {
+convnd_status bench_time(bench_instance *in, const bench_buffers *b, const bench_timing_config *cfg,
+                         bench_timing *out) {
     memset(out, 0, sizeof *out);
     double first = 0.0, ms[BENCH_MAX_REPS];
     convnd_status s = CONVND_OK;
@@ -133,7 +133,8 @@ convnd_status bench_time(bench_instance *in, const bench_buffers *b,
             if (s == CONVND_OK) s = bench_instance_run(in, b->x[set], b->w[set], b->y, NULL);
             if (s == CONVND_OK) s = bench_gpu_timer_stop(t, i, NULL);
         }
-        for (int32_t i = 0; i < reps && s == CONVND_OK; ++i) s = bench_gpu_timer_read(t, i, &ms[i]);
+        for (int32_t i = 0; i < reps && s == CONVND_OK; ++i)
+            s = bench_gpu_timer_read(t, i, &ms[i]);
         bench_gpu_timer_destroy(t);
     } else {
         /* the host clock: repeat until min_reps and target_ms are both reached */

@@ -16,8 +16,8 @@
 #define BENCH_MAX_REPS 200
 
 typedef struct bench_timing_config {
-    int32_t warmup;    /* runs before timing */
-    int32_t min_reps;  /* timed runs: enough for target_ms, within [min_reps, max_reps] */
+    int32_t warmup;   /* runs before timing */
+    int32_t min_reps; /* timed runs: enough for target_ms, within [min_reps, max_reps] */
     int32_t max_reps;
     double target_ms;
 } bench_timing_config;
@@ -44,8 +44,8 @@ typedef struct bench_timing {
 } bench_timing;
 
 /* Times in (prepared on the buffers' problem) on the active device. */
-convnd_status bench_time(bench_instance *in, const bench_buffers *b,
-                         const bench_timing_config *cfg, bench_timing *out);
+convnd_status bench_time(bench_instance *in, const bench_buffers *b, const bench_timing_config *cfg,
+                         bench_timing *out);
 
 /* The host's monotonic clock in milliseconds. */
 double bench_now_ms(void);

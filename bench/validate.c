@@ -9,12 +9,14 @@
 #include "random_fill.h"
 
 double bench_tolerance(const convnd_problem *p, double ref, double mag) {
-    const double u_out = p->dtype == CONVND_F16 ? 0x1.0p-11 : p->dtype == CONVND_BF16 ? 0x1.0p-8
-                                                                                    : 0x1.0p-24;
-    const double u_in = p->dtype == CONVND_F32 && p->math == CONVND_MATH_ALLOW_TF32 ? 0x1.0p-10
-                                                                                    : 0.0;
+    const double u_out = p->dtype == CONVND_F16    ? 0x1.0p-11
+                         : p->dtype == CONVND_BF16 ? 0x1.0p-8
+                                                   : 0x1.0p-24;
+    const double u_in =
+        p->dtype == CONVND_F32 && p->math == CONVND_MATH_ALLOW_TF32 ? 0x1.0p-10 : 0.0;
     double k_red = (double)(p->groups > 0 ? p->C_in / p->groups : p->C_in);
-    for (int32_t t = 0; t < p->dims; ++t) k_red *= (double)p->kernel[t];
+    for (int32_t t = 0; t < p->dims; ++t)
+        k_red *= (double)p->kernel[t];
     const double slope = p->activation == CONVND_ACT_NONE ? 1.0 : CONVND_REF_ACT_MAX_SLOPE;
     return u_out * fabs(ref) + slope * mag * (2.0 * u_in + 2.0 * (k_red + 8.0) * 0x1.0p-23) +
            0.5 * convnd_ref_ulp(p->dtype, 0.0);

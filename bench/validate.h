@@ -35,8 +35,7 @@ typedef struct bench_validation {
 /* Prepares c on the reduced problem, poisons y, runs it once and compares. Returns CONVND_OK
  * when the comparison ran (passed or not: see out); another status when the candidate itself
  * errored (out->message says how; the row is an error, never timed). */
-convnd_status bench_validate(const bench_candidate *c, bench_reference *ref,
-                             bench_validation *out);
+convnd_status bench_validate(const bench_candidate *c, bench_reference *ref, bench_validation *out);
 
 /* The tolerance of one output: |y - ref| <= u_out*|ref| + mag*(2*u_in + 2*(K_red + 8)*2^-23)
  * + tiny, the bound derived in tests/support/test_tolerance.h (rounding of the store, TF32

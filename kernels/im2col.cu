@@ -81,8 +81,8 @@ __global__ void im2col_forward_kernel(const convnd_conv_params p, const T *__res
         if (conv_forward_input<Idx>(o[0], k[0], p.s[0], p.d[0], p.p0[0], p.in[0], i[0]) &&
             conv_forward_input<Idx>(o[1], k[1], p.s[1], p.d[1], p.p0[1], p.in[1], i[1]) &&
             conv_forward_input<Idx>(o[2], k[2], p.s[2], p.d[2], p.p0[2], p.in[2], i[2]))
-            v = conv_load(x, conv_offset<Idx>(p.xs, n0 + nl, g * (Idx)p.cin_g + c, i[0], i[1],
-                                              i[2]));
+            v = conv_load(x,
+                          conv_offset<Idx>(p.xs, n0 + nl, g * (Idx)p.cin_g + c, i[0], i[1], i[2]));
         conv_store(col, linear, v); /* exact: Tc is T or f32 */
     }
 }
@@ -131,8 +131,8 @@ __global__ void col2im_epilogue_kernel(const convnd_conv_params p, const float *
                                                 i[1]))
                     continue;
                 for (Idx k2 = 0; k2 < (Idx)p.k[2]; ++k2) {
-                    if (!conv_transposed_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2],
-                                                    p.in[2], i[2]))
+                    if (!conv_transposed_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2], p.in[2],
+                                                    i[2]))
                         continue;
                     const Idx r = cg * (Idx)p.ws[1] + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
                     const Idx il = im2col_spatial_linear<Idx>(p.in, i);
@@ -217,8 +217,8 @@ static convnd_status im2col_epilogue_typed(const convnd_im2col_args *a, const im
     if (l->params.mode == CONVND_TRANSPOSED) {
         auto kernel = &col2im_epilogue_kernel<T, Idx>;
         return convnd_launch(kernel, im2col_grid(c.y_size), dim3(im2col_threads), 0, l->stream,
-                             l->params, (const float *)a->col, (const T *)l->bias,
-                             (const T *)l->z, (T *)l->y, (Idx)a->n0, (Idx)c.M, (Idx)c.y_size);
+                             l->params, (const float *)a->col, (const T *)l->bias, (const T *)l->z,
+                             (T *)l->y, (Idx)a->n0, (Idx)c.M, (Idx)c.y_size);
     }
     auto kernel = &im2col_epilogue_kernel<T, Idx>;
     return convnd_launch(kernel, im2col_grid(c.y_size), dim3(im2col_threads), 0, l->stream,
@@ -226,8 +226,7 @@ static convnd_status im2col_epilogue_typed(const convnd_im2col_args *a, const im
                          (Idx)a->n0, (Idx)c.M, (Idx)c.y_size);
 }
 
-template <typename T>
-static convnd_status im2col_epilogue_idx(const convnd_im2col_args *a) {
+template <typename T> static convnd_status im2col_epilogue_idx(const convnd_im2col_args *a) {
     const im2col_chunk c = im2col_chunk_of(a);
     const int64_t largest = c.col_size > c.y_size ? c.col_size : c.y_size;
     return im2col_index64(a->launch->params, largest) ? im2col_epilogue_typed<T, int64_t>(a, c)
@@ -241,8 +240,8 @@ template <typename T> static convnd_status im2col_to_f32_typed(const convnd_im2c
                              a->launch->stream, (const T *)a->src, a->dst, (int64_t)a->count);
     }
     auto kernel = &im2col_to_f32_kernel<T, int32_t>;
-    return convnd_launch(kernel, im2col_grid(a->count), dim3(im2col_threads), 0,
-                         a->launch->stream, (const T *)a->src, a->dst, (int32_t)a->count);
+    return convnd_launch(kernel, im2col_grid(a->count), dim3(im2col_threads), 0, a->launch->stream,
+                         (const T *)a->src, a->dst, (int32_t)a->count);
 }
 
 static convnd_status im2col_bad_dtype(const char *what, int32_t dtype) {

@@ -15,7 +15,8 @@ __global__ void pad_copy_kernel(const convnd_conv_params p, const T *__restrict_
                                 T *__restrict__ xp, Idx total) {
     const Idx C = (Idx)p.C_in;
     Idx sz[3];
-    for (int t = 0; t < 3; ++t) sz[t] = (Idx)(p.in[t] + p.p0[t] + p.p1[t]);
+    for (int t = 0; t < 3; ++t)
+        sz[t] = (Idx)(p.in[t] + p.p0[t] + p.p1[t]);
     const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
          linear += step) {
@@ -41,15 +42,16 @@ __global__ void pad_copy_kernel(const convnd_conv_params p, const T *__restrict_
             i[t] = o[t] - (Idx)p.p0[t];
             inside = inside && i[t] >= 0 && i[t] < (Idx)p.in[t];
         }
-        xp[linear] = inside ? x[conv_offset<Idx>(p.xs, n, c, i[0], i[1], i[2])]
-                            : convnd_from_f32<T>(0.0f);
+        xp[linear] =
+            inside ? x[conv_offset<Idx>(p.xs, n, c, i[0], i[1], i[2])] : convnd_from_f32<T>(0.0f);
     }
 }
 
 template <typename T> static convnd_status pad_copy_typed(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     int64_t total = p.N * p.C_in;
-    for (int t = 0; t < 3; ++t) total *= p.in[t] + p.p0[t] + p.p1[t];
+    for (int t = 0; t < 3; ++t)
+        total *= p.in[t] + p.p0[t] + p.p1[t];
     if (total <= 0) return CONVND_OK;
     int64_t blocks = (total + pad_copy_threads - 1) / pad_copy_threads;
     if (blocks > pad_copy_max_blocks) blocks = pad_copy_max_blocks;

@@ -22,8 +22,8 @@
 #include "problem_internal.h"
 #include "error.h"
 
-#define IM2COL_DECLARE(name)                                                                    \
-    convnd_status convnd_emu_##name(const convnd_im2col_args *a);                              \
+#define IM2COL_DECLARE(name)                                                                       \
+    convnd_status convnd_emu_##name(const convnd_im2col_args *a);                                  \
     convnd_status convnd_gpu_##name(const convnd_im2col_args *a)
 
 static const char *const im2col_configs[] = {"gemm"};
@@ -34,11 +34,11 @@ static const double im2col_chunk_budget_host = 256.0 * 1024.0 * 1024.0;
 
 /* Byte offsets of the workspace regions, each 256-byte aligned (cuBLAS wants that). */
 typedef struct im2col_layout {
-    int64_t nb;    /* images per chunk */
-    int64_t P;     /* GEMM columns per image: prod(O) forward, prod(I) transposed */
-    int64_t rows;  /* forward: C_in/g * prod(K); transposed: C_out/g * prod(K) */
+    int64_t nb;   /* images per chunk */
+    int64_t P;    /* GEMM columns per image: prod(O) forward, prod(I) transposed */
+    int64_t rows; /* forward: C_in/g * prod(K); transposed: C_out/g * prod(K) */
     convnd_dtype col_dtype;
-    int32_t host;  /* the emulated device: host BLAS, f32 operands */
+    int32_t host; /* the emulated device: host BLAS, f32 operands */
     size_t col, acc, w32, x32, blas, total;
 } im2col_layout;
 
@@ -144,7 +144,9 @@ static convnd_status forward_gemm(const convnd_launch_args *a, const im2col_layo
                                   const void *w, void *col, float *acc, int64_t nb) {
     const convnd_conv_params *c = &a->params;
     const int64_t M = nb * L->P, K = L->rows;
-    convnd_gemm g = {.k = K, .batch = c->groups, .c = acc,
+    convnd_gemm g = {.k = K,
+                     .batch = c->groups,
+                     .c = acc,
                      .ab_dtype = L->host ? CONVND_F32 : a->problem->dtype,
                      .allow_tf32 = c->allow_tf32};
     if (c->x_cl) { /* acc[M x cout_g] = col[M x K] . W^T */
@@ -169,7 +171,8 @@ static convnd_status transposed_gemm(const convnd_launch_args *a, const im2col_l
                                      int64_t nb) {
     const convnd_conv_params *c = &a->params;
     const int64_t M = nb * L->P, Nn = L->rows;
-    convnd_gemm g = {.k = c->cin_g, .batch = c->groups,
+    convnd_gemm g = {.k = c->cin_g,
+                     .batch = c->groups,
                      .ab_dtype = L->host ? CONVND_F32 : a->problem->dtype,
                      .allow_tf32 = c->allow_tf32};
     if (c->x_cl) { /* col[M x Nn] = X[M x cin_g] (row stride C_in) . W[cin_g x Nn] */
@@ -187,9 +190,8 @@ static convnd_status transposed_gemm(const convnd_launch_args *a, const im2col_l
         g.b = (const char *)xc + (size_t)(n * c->xs[0]) * xe, g.ldb = L->P;
         g.stride_b = c->cin_g * L->P;
         g.c = col + n * Nn * L->P, g.ldc = L->P, g.stride_c = Nn * M;
-        const convnd_status s = convnd_gemm_run(&g, a->device, a->stream,
-                                                (char *)a->workspace + L->blas,
-                                                CONVND_GEMM_CUBLAS_WORKSPACE);
+        const convnd_status s = convnd_gemm_run(
+            &g, a->device, a->stream, (char *)a->workspace + L->blas, CONVND_GEMM_CUBLAS_WORKSPACE);
         if (s != CONVND_OK) return s;
     }
     return CONVND_OK;
@@ -216,8 +218,11 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
     const int32_t widen = L.host && a->problem->dtype != CONVND_F32;
     convnd_status s = CONVND_OK;
     const void *w = a->w;
-    convnd_im2col_args k = {.launch = a, .device = a->device, .col = ws + L.col,
-                            .col_dtype = L.col_dtype, .acc = (const float *)(ws + L.acc)};
+    convnd_im2col_args k = {.launch = a,
+                            .device = a->device,
+                            .col = ws + L.col,
+                            .col_dtype = L.col_dtype,
+                            .acc = (const float *)(ws + L.acc)};
     if (widen) {
         k.src = a->w, k.dst = (float *)(ws + L.w32), k.count = c->w_numel;
         if ((s = CONVND_CALL_LAUNCHER(im2col_to_f32, &k)) != CONVND_OK) return s;

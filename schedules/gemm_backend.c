@@ -14,7 +14,9 @@
 #include <cblas.h>
 #endif
 
-static int32_t fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+static int32_t fits_int(int64_t v) {
+    return v >= 0 && v <= INT_MAX;
+}
 
 int32_t convnd_gemm_dims_fit(const convnd_gemm *g) {
     return fits_int(g->m) && fits_int(g->n) && fits_int(g->k) && fits_int(g->batch) &&
@@ -102,9 +104,9 @@ static convnd_status gemm_cublas(const convnd_gemm *g, void *stream, void *ws, s
         return cublas_fail("cublasSetStream", s);
     if ((s = cublasSetWorkspace(h, ws, ws_bytes)) != CUBLAS_STATUS_SUCCESS)
         return cublas_fail("cublasSetWorkspace", s);
-    const cublasComputeType_t compute =
-        g->ab_dtype == CONVND_F32 && g->allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                   : CUBLAS_COMPUTE_32F;
+    const cublasComputeType_t compute = g->ab_dtype == CONVND_F32 && g->allow_tf32
+                                            ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                            : CUBLAS_COMPUTE_32F;
     const cudaDataType_t ab = cuda_type(g->ab_dtype);
     const float one = 1.0f, zero = 0.0f;
     /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands. */
@@ -124,8 +126,7 @@ convnd_status convnd_gemm_run(const convnd_gemm *g, convnd_device device, void *
     if (!convnd_gemm_dims_fit(g))
         return convnd_error(CONVND_ERR_UNSUPPORTED,
                             "gemm: m=%lld n=%lld k=%lld batch=%lld exceed the BLAS 32-bit sizes",
-                            (long long)g->m, (long long)g->n, (long long)g->k,
-                            (long long)g->batch);
+                            (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
     if (device == CONVND_DEVICE_GPU) {
 #ifdef CONVND_HAVE_CUDA
         return gemm_cublas(g, stream, blas_workspace, blas_workspace_bytes);

@@ -16,11 +16,12 @@ static bench_problem suite_row(const char *name) {
     bench_problem *list = NULL, found;
     int n = 0;
     char err[1024] = "";
-    cr_assert(bench_load_suite(CONVND_BENCH_SOURCE_DIR "/suites/suite.csv", &list, &n, err,
-                               sizeof err),
-              "%s", err);
+    cr_assert(
+        bench_load_suite(CONVND_BENCH_SOURCE_DIR "/suites/suite.csv", &list, &n, err, sizeof err),
+        "%s", err);
     int i = 0;
-    while (i < n && strcmp(list[i].name, name) != 0) ++i;
+    while (i < n && strcmp(list[i].name, name) != 0)
+        ++i;
     cr_assert_lt(i, n, "no suite row named %s", name);
     found = list[i];
     free(list);

@@ -54,8 +54,8 @@ Test(bench_suite, parses_a_2d_row_with_asymmetric_padding) {
 }
 
 Test(bench_suite, parses_1d_3d_transposed_negative_padding_and_spaces) {
-    bench_problem bp =
-        parse_ok(" causal , causal , forward , 1 , 8 , 8 , 8 , 100 , 4 , 1 , 2 , 6 , 0 , f16 , cf ");
+    bench_problem bp = parse_ok(
+        " causal , causal , forward , 1 , 8 , 8 , 8 , 100 , 4 , 1 , 2 , 6 , 0 , f16 , cf ");
     cr_assert_eq(bp.p.dims, 1);
     cr_assert_eq(bp.p.groups, 8);
     cr_assert_eq(bp.p.dilation[0], 2);
@@ -222,12 +222,12 @@ Test(bench_suite, reductions_keep_the_parameters_and_fit_their_budgets) {
 }
 
 Test(bench_suite, reduction_of_a_small_problem_changes_nothing) {
-    const bench_problem bp =
-        parse_ok("tiny,f,forward,1,4,6,2,7x5,3x2,2x1,1x2,1x0,-1x1,f32,cf");
+    const bench_problem bp = parse_ok("tiny,f,forward,1,4,6,2,7x5,3x2,2x1,1x2,1x0,-1x1,f32,cf");
     convnd_problem v;
     cr_assert_eq(bench_reduce(&bp.p, &bench_validation_limits, &v), CONVND_OK);
     cr_assert(v.N == bp.p.N && v.C_in == bp.p.C_in && v.C_out == bp.p.C_out &&
               v.groups == bp.p.groups);
-    for (int32_t t = 0; t < bp.p.dims; ++t) cr_assert_eq(v.input[t], bp.p.input[t]);
+    for (int32_t t = 0; t < bp.p.dims; ++t)
+        cr_assert_eq(v.input[t], bp.p.input[t]);
     expect_same_parameters(&bp.p, &v, "tiny");
 }

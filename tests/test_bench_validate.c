@@ -69,8 +69,11 @@ static bench_candidate make_candidate(const char *label, const char *spec,
 }
 
 static bench_config small_config(void) {
-    bench_config cfg = {.seed = 42, .timing = bench_timing_emulated, .max_sets = 2,
-                        .device_label = "TEST", .baseline = "direct"};
+    bench_config cfg = {.seed = 42,
+                        .timing = bench_timing_emulated,
+                        .max_sets = 2,
+                        .device_label = "TEST",
+                        .baseline = "direct"};
     cfg.timing.min_reps = cfg.timing.max_reps = 2;
     return cfg;
 }
@@ -84,8 +87,7 @@ static bench_problem problem(const char *row) {
 
 Test(bench_validate, a_wrong_candidate_is_failed_and_never_timed) {
     /* strided, asymmetric padding, groups, channels-last, f32 */
-    const bench_problem bp =
-        problem("t,test,forward,2,6,4,2,9x7,3x3,2x1,1x1,1x0,0x2,f32,cl");
+    const bench_problem bp = problem("t,test,forward,2,6,4,2,9x7,3x3,2x1,1x1,1x0,0x2,f32,cl");
     injected good = {NONE, 0}, corrupt = {CORRUPT_FIRST, 0}, off = {SLIGHTLY_OFF_LAST, 0},
              lazy = {WRITE_NOTHING, 0};
     const bench_candidate cands[4] = {
@@ -121,8 +123,7 @@ Test(bench_validate, a_wrong_candidate_is_failed_and_never_timed) {
 }
 
 Test(bench_validate, the_peers_validate_and_unsupported_rows_are_skipped) {
-    const bench_problem bp =
-        problem("p,test,forward,1,8,8,1,10x9,3x3,1x2,2x1,2x-1,0x1,bf16,cl");
+    const bench_problem bp = problem("p,test,forward,1,8,8,1,10x9,3x3,1x2,2x1,2x-1,0x1,bf16,cl");
     const bench_candidate cands[4] = {
         make_candidate("cublas_im2col", "cublas_im2col", &bench_convnd_ops, NULL),
         make_candidate("pad + conv", "", &bench_pad_conv_ops, NULL),
@@ -218,8 +219,8 @@ static void check_pad_copy(const char *row) {
         }
         const double got = convnd_ref_load(p->dtype, hq, qoff);
         const double want = inside ? convnd_ref_load(p->dtype, hx, xoff) : 0.0;
-        cr_assert(got == want, "%s: padded element %lld: got %g, want %g", bp.name,
-                  (long long)e, got, want);
+        cr_assert(got == want, "%s: padded element %lld: got %g, want %g", bp.name, (long long)e,
+                  got, want);
     }
     convnd_free(dx);
     convnd_free(dq);

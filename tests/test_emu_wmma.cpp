@@ -46,6 +46,19 @@ __global__ void mma_kernel(const T *a, const T *b, const float *c, float *d) {
     store_matrix_sync(d + w * 256, acc, 16, mem_row_major);
 }
 
+/* The other layouts: A column-major, B row-major, C loaded and D stored column-major. */
+__global__ void transposed_layouts_kernel(const convnd_half *a, const convnd_half *b,
+                                          const float *c, float *d) {
+    fragment<matrix_a, 16, 16, 16, convnd_half, col_major> fa;
+    fragment<matrix_b, 16, 16, 16, convnd_half, row_major> fb;
+    fragment<accumulator, 16, 16, 16, float> acc;
+    load_matrix_sync(fa, a, 24); /* padded leading dimension */
+    load_matrix_sync(fb, b, 16);
+    load_matrix_sync(acc, c, 16, mem_col_major);
+    mma_sync(acc, fa, fb, acc);
+    store_matrix_sync(d, acc, 32, mem_col_major);
+}
+
 /* Planted bug: only half of the warp loads the fragment. */
 __global__ void half_warp_load_kernel(const convnd_half *a, float *d) {
     fragment<matrix_a, 16, 16, 16, convnd_half, row_major> fa;
@@ -115,6 +128,37 @@ Test(emu_wmma, bf16_m16n16k16_matches_a_loop) {
 
 Test(emu_wmma, tf32_m16n16k8_matches_a_loop) {
     check_mma<float, precision::tf32, 8>("tf32");
+}
+
+Test(emu_wmma, column_major_layouts_and_leading_dimensions) {
+    test_rng rng = test_rng_seed(77);
+    emu_buffer<convnd_half> a(16 * 24), b(16 * 16);
+    emu_buffer<float> c(256), d(16 * 32);
+    for (int i = 0; i < 16 * 24; ++i)
+        a[i] = convnd_from_f32<convnd_half>((float)(test_rng_unit(&rng) - 0.5));
+    for (int i = 0; i < 256; ++i) {
+        b[i] = convnd_from_f32<convnd_half>((float)(test_rng_unit(&rng) - 0.5));
+        c[i] = (float)(test_rng_unit(&rng) - 0.5);
+    }
+    cr_assert_eq(
+        convnd_launch(transposed_layouts_kernel, dim3(1), dim3(32), 0, nullptr, a.p, b.p, c.p, d.p),
+        CONVND_OK, "%s", convnd_last_error());
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+            double want = c[j * 16 + i], mag = fabs(want); /* C column-major */
+            for (int k = 0; k < 16; ++k) {
+                const double p = (double)convnd_to_f32(a[k * 24 + i]) * /* A(i,k) col-major */
+                                 (double)convnd_to_f32(b[k * 16 + j]);  /* B(k,j) row-major */
+                want += p;
+                mag += fabs(p);
+            }
+            const double got = d[j * 32 + i]; /* D column-major, ldm 32 */
+            cr_assert(fabs(got - want) <= mag * 17 * 0x1p-23, "D[%d][%d] = %.9g, expected %.9g", i,
+                      j, got, want);
+        }
+    for (int j = 0; j < 16; ++j)
+        for (int i = 16; i < 32; ++i)
+            cr_assert(isnan(d[j * 32 + i]), "store wrote past the tile at column %d row %d", j, i);
 }
 
 Test(emu_wmma, tf32_rounding_is_to_nearest_ties_away) {
