@@ -196,6 +196,8 @@ int main(int argc, char **argv) {
 
     bench_meta meta;
     fill_meta(&meta, emulated);
+    meta.small = cli.small;
+    meta.seed = cfg.seed;
     cfg.baseline = meta.baseline;
     cfg.l2_bytes = meta.l2_bytes;
     if (!emulated && cli.ceilings) {

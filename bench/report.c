@@ -214,6 +214,8 @@ int bench_write_json(const char *path, const bench_row *rows, int32_t n, const b
     json_key_text(f, "baseline", m->baseline, 0);
     json_key_text(f, "host_blas", m->host_blas, 0);
     json_key_num(f, "l2_bytes", (double)m->l2_bytes, 0);
+    fprintf(f, "\"small\": %s, \"seed\": %llu, ", m->small ? "true" : "false",
+            (unsigned long long)m->seed);
     fprintf(f, "\"ceilings_measured\": %s, ", m->ceilings.measured ? "true" : "false");
     json_key_num(f, "copy_gbps", m->ceilings.measured ? m->ceilings.copy_gbps : NAN, 0);
     json_key_num(f, "gemm_bf16_tflops", m->ceilings.measured ? m->ceilings.gemm_bf16_tflops : NAN,

@@ -49,6 +49,8 @@ typedef struct bench_meta {
     char baseline[BENCH_LABEL_LEN]; /* the plot's reference series */
     char host_blas[64];
     size_t l2_bytes;
+    int32_t small; /* the --small reduction of the suite */
+    uint64_t seed; /* --seed to reproduce the data (problem i uses seed + i + 1) */
     bench_ceilings ceilings;
 } bench_meta;
 

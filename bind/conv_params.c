@@ -74,8 +74,7 @@ convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_pa
     q.w_cl = p->w_layout == CONVND_CHANNELS_LAST;
     q.y_cl = s.y_layout == CONVND_CHANNELS_LAST;
     const int64_t limit = (int64_t)1 << 31;
-    q.index64 =
-        s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit || index64_forced();
+    q.index64 = s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit || index64_forced();
     *out = q;
     return CONVND_OK;
 }

@@ -151,6 +151,21 @@ static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t 
                             ", kernel=%" PRId64 ", dilation=%" PRId64 ", stride=%" PRId64
                             ", pad %" PRId64 "/%" PRId64 ")",
                             convnd_mode_name(p->mode), t, O, I, K, D, S, P0, P1);
+    /* The input position every tap reads must fit int64 too, with its partial sums: forward
+     * o*S - P0 + k*D runs from -P0 to (O-1)*S - P0 + (E-1); transposed o + P0 - k*D from
+     * P0 - (E-1) to (O-1) + P0. Only paddings near the int64 limits get here. */
+    int64_t lo, hi;
+    if (p->mode == CONVND_FORWARD)
+        overflow = convnd_sub_overflows(0, P0, &lo) || convnd_mul_overflows(O - 1, S, &hi) ||
+                   convnd_sub_overflows(hi, P0, &hi) || convnd_add_overflows(hi, E - 1, &hi);
+    else
+        overflow = convnd_sub_overflows(P0, E - 1, &lo) || convnd_add_overflows(O - 1, P0, &hi);
+    if (overflow)
+        return convnd_error(CONVND_ERR_OVERFLOW,
+                            "%s input positions of dim %d overflow int64 (input=%" PRId64
+                            ", kernel=%" PRId64 ", dilation=%" PRId64 ", stride=%" PRId64
+                            ", pad %" PRId64 "/%" PRId64 ", output %" PRId64 ")",
+                            convnd_mode_name(p->mode), t, I, K, D, S, P0, P1, O);
     *out = O;
     return CONVND_OK;
 }

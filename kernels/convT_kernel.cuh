@@ -1,15 +1,12 @@
 /* The phase-decomposed transposed convolution (convT_geometry.cuh) on the implicit-GEMM kernel:
  * each block locates its phase, builds that phase's forward geometry and runs igemm_block_tile
- * (igemm_kernel.cuh), the forward kernel's own body, with the loaders below. Only the
- * weight's loader differs from the forward kernel's: it reads the transposed weight, per
- * element, or (channels-last weight) in 16-byte chunks into a k-major tile that the math reads
+ * (igemm_kernel.cuh), the forward kernel's own body, with the loaders below. x is loaded as the
+ * forward kernel loads it; the transposed weight goes into a k-major tile that the math reads
  * row-major (convT_kmajor.cuh).
  *
- * Paths, picked per launch (convT_pick_path):
- *   x (A)                                    weight (B)
- *   gather: any layout                       gather: any layout
- *   vector: channels-last, 16-byte chunks    k-major: channels-last, C_out/g in 16-byte chunks
- *   pointwise vector: also K <= S/gcd(S,D)   (only with a vector x)
+ * Paths, picked per launch (convT_pick_path): gather (any layouts, one element at a time), or
+ * vector (x and the weight channels-last, 16-byte cp.async chunks), whose pointwise variant
+ * serves when no phase has two taps along a dimension.
  *
  * Stride 1 (every dimension): one phase, whose geometry is the forward convolution with the
  * flipped kernel and padding E-1-P0 (convT_geometry.cuh), so that case is the forward implicit
@@ -26,42 +23,27 @@
 
 namespace CONVND_NS {
 
-/* B rows of the transposed weight w[ci, co mod C_out/g, k...] into the implicit GEMM's n-major
- * tile: the forward gather loader, whose row base is the group's first input channel plus the
- * output channel (the phase geometry's ws[0] steps output channels, ws[1] input channels).
- * Neither layout of the transposed weight keeps a tile row's input channels contiguous, so
- * this path copies one element at a time; channels-last weights take the k-major path. */
-template <typename T, int BN, int BK, int LD, int THREADS>
-struct convT_b_loader : igemm_b_gather_loader<T, BN, BK, LD, THREADS> {
-    __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
-                                         int tid) {
-        const int32_t n = n0 + tid % BN;
-        this->base =
-            n < g.cout_g ? convT_of(g).w_base + n * g.ws[0] + group * g.cin_g * g.ws[1] : -1;
-    }
-};
-
+/* x and the weight both 16 bytes at a time, or both per element: a vector x with a gathered
+ * weight needs more than the 128 registers that two blocks per SM leave the large tiles (ptxas
+ * spills), and only mixed layouts or C_out/g off the 16-byte grain need it. */
 enum convT_path {
-    CONVT_GATHER = 0,
-    CONVT_VECTOR = 1,           /* x vector, w gather */
-    CONVT_POINTWISE = 2,        /* x pointwise vector, w gather */
-    CONVT_VECTOR_KMAJOR = 3,    /* x vector, w k-major vector */
-    CONVT_POINTWISE_KMAJOR = 4, /* x pointwise vector, w k-major vector */
+    CONVT_GATHER = 0,    /* x gather, w gather */
+    CONVT_VECTOR = 1,    /* x vector, w vector */
+    CONVT_POINTWISE = 2, /* x pointwise vector, w vector */
 };
 
-/* The x loaders are the forward ones (x is [N, C_in, I...] in both modes). The pointwise vector
- * variant serves when every phase has at most one tap per dimension (K <= S/gcd(S, D)). */
+/* The x loaders are the forward ones (x is [N, C_in, I...] in both modes); the pointwise
+ * variant serves when every phase has at most one tap per dimension (K <= S/gcd(S, D)). The
+ * weight's loaders fill a k-major tile (convT_kmajor.cuh). */
 template <typename T, int BM, int BN, int BK, int THREADS, int PATH> struct convT_loaders {
-    static constexpr int LD = igemm_ld<T, BK>::value;
-    static constexpr int A_PATH = PATH == CONVT_GATHER ? IGEMM_GATHER
-                                  : PATH == CONVT_VECTOR || PATH == CONVT_VECTOR_KMAJOR
-                                      ? IGEMM_VECTOR
-                                      : IGEMM_VECTOR_POINTWISE;
-    static constexpr bool KMAJOR = PATH == CONVT_VECTOR_KMAJOR || PATH == CONVT_POINTWISE_KMAJOR;
+    static constexpr int LD = igemm_ld<T, BK>::value, LDB = convT_ldb<T, BN>::value;
+    static constexpr int A_PATH = PATH == CONVT_GATHER   ? IGEMM_GATHER
+                                  : PATH == CONVT_VECTOR ? IGEMM_VECTOR
+                                                         : IGEMM_VECTOR_POINTWISE;
     using A = typename igemm_loaders<T, BM, BN, BK, LD, THREADS, A_PATH>::A;
-    using B = typename std::conditional<
-        KMAJOR, convT_b_kmajor_loader<T, BN, BK, convT_ldb<T, BN>::value, THREADS>,
-        convT_b_loader<T, BN, BK, LD, THREADS>>::type;
+    using B = typename std::conditional<PATH == CONVT_GATHER,
+                                        convT_b_gather_loader<T, BN, BK, LDB, THREADS>,
+                                        convT_b_vector_loader<T, BN, BK, LDB, THREADS>>::type;
 };
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
@@ -86,26 +68,22 @@ __host__ inline bool convT_within_limits(const convnd_conv_params &p) {
     return phases <= CONVND_CONVT_MAX_PHASES;
 }
 
-/* x's 16-byte path (the forward rule for x alone): channels-last x, cin_g and x's other strides
- * multiples of the chunk, a 16-byte aligned base; pointwise when no phase has two taps along a
- * dimension: K <= S / gcd(S, D) everywhere. The weight's k-major path, with a vector x: output
- * channels innermost (channels-last), cout_g and the weight's other strides multiples of the
- * chunk, a 16-byte aligned base. */
+/* The 16-byte paths: channels-last x with cin_g and x's other strides multiples of the chunk
+ * (the forward rule for x), channels-last weight (output channels innermost) with cout_g and
+ * its other strides multiples of the chunk, 16-byte aligned bases. Pointwise when no phase has
+ * two taps along a dimension: K <= S / gcd(S, D) everywhere. */
 template <typename T> __host__ inline int convT_pick_path(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     const int64_t vec = 16 / (int64_t)sizeof(T);
-    bool x_ok = p.xs[1] == 1 && p.cin_g % vec == 0 && (uintptr_t)a->x % 16 == 0;
-    bool w_ok = p.ws[1] == 1 && p.cout_g % vec == 0 && (uintptr_t)a->w % 16 == 0;
-    for (int i = 0; i < 5; ++i) {
-        if (i != 1) x_ok = x_ok && p.xs[i] % vec == 0;
-        if (i != 1) w_ok = w_ok && p.ws[i] % vec == 0;
-    }
-    if (!x_ok) return CONVT_GATHER;
+    bool ok = p.xs[1] == 1 && p.cin_g % vec == 0 && (uintptr_t)a->x % 16 == 0 && p.ws[1] == 1 &&
+              p.cout_g % vec == 0 && (uintptr_t)a->w % 16 == 0;
+    for (int i = 0; i < 5; ++i)
+        if (i != 1) ok = ok && p.xs[i] % vec == 0 && p.ws[i] % vec == 0;
+    if (!ok) return CONVT_GATHER;
     bool pointwise = true;
     for (int t = 0; t < 3; ++t)
         pointwise = pointwise && p.k[t] <= p.s[t] / convT_gcd(p.s[t], p.d[t]);
-    if (pointwise) return w_ok ? CONVT_POINTWISE_KMAJOR : CONVT_POINTWISE;
-    return w_ok ? CONVT_VECTOR_KMAJOR : CONVT_VECTOR;
+    return pointwise ? CONVT_POINTWISE : CONVT_VECTOR;
 }
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
@@ -118,9 +96,8 @@ __host__ convnd_status convT_launch_path(const convnd_launch_args *a, const conv
                          (T *)a->y);
 }
 
-/* Launches one configuration on a problem the schedule's supports() accepted. Mma reads the
- * implicit GEMM's n-major B tiles, MmaK the k-major ones. */
-template <typename T, class Mma, class MmaK, int BM, int BN, int BK, int STAGES>
+/* Launches one configuration on a problem the schedule's supports() accepted. */
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES>
 __host__ convnd_status convT_launch_tile(const convnd_launch_args *a, const char *name) {
     const convnd_conv_params &p = a->params;
     if (p.mode != CONVND_TRANSPOSED || conv_needs_index64(p) || !convT_within_limits(p))
@@ -141,10 +118,6 @@ __host__ convnd_status convT_launch_tile(const convnd_launch_args *a, const char
         return convT_launch_path<T, Mma, BM, BN, BK, STAGES, CONVT_VECTOR>(a, ph, grid);
     case CONVT_POINTWISE:
         return convT_launch_path<T, Mma, BM, BN, BK, STAGES, CONVT_POINTWISE>(a, ph, grid);
-    case CONVT_VECTOR_KMAJOR:
-        return convT_launch_path<T, MmaK, BM, BN, BK, STAGES, CONVT_VECTOR_KMAJOR>(a, ph, grid);
-    case CONVT_POINTWISE_KMAJOR:
-        return convT_launch_path<T, MmaK, BM, BN, BK, STAGES, CONVT_POINTWISE_KMAJOR>(a, ph, grid);
     default:
         return convT_launch_path<T, Mma, BM, BN, BK, STAGES, CONVT_GATHER>(a, ph, grid);
     }

@@ -1,11 +1,13 @@
-/* The transposed weight's 16-byte path: a k-major B tile.
+/* The weight's side of the transposed GEMM: a k-major B tile, B[k * LDB + n].
  *
- * A channels-last transposed weight [C_in][K...][C_out/g] keeps the GEMM's columns (output
- * channels) contiguous, so a stage tile stored k-major, B[k * LDB + n], fills with whole 16-byte
- * cp.async chunks of output channels, where the implicit GEMM's n-major tile (B[n * LD + k],
- * igemm_load.cuh) would need one element per copy. The math then reads B row-major: the
- * implicit GEMM's own policies (igemm_mma.cuh) with only the B reads changed (same warp tiles,
- * accumulators, prologue and hand-off to the epilogue).
+ * The transposed weight w[ci, co mod C_out/g, k...] never keeps a tile row's input channels
+ * (the GEMM's k) contiguous, which the implicit GEMM's n-major tile (B[n * LD + k],
+ * igemm_load.cuh) would want; channels-last [C_in][K...][C_out/g] keeps the output channels
+ * (the GEMM's n) contiguous instead. So convT stores B k-major: a channels-last weight fills it
+ * with whole 16-byte cp.async chunks of output channels, and the per-element gather (any
+ * layout) writes consecutive output channels from consecutive threads, conflict-free. The math
+ * reads B row-major: the implicit GEMM's own policies (igemm_mma.cuh) with only the B reads
+ * changed (same warp tiles, accumulators, and hand-off to the epilogue).
  *
  * The k-major tile fits the n-major stage's shared memory whenever BK <= BN (every
  * configuration): BK * (BN + pad) <= BN * (BK + pad). */
@@ -13,6 +15,7 @@
 #define CONVND_CONVT_KMAJOR_CUH
 
 #include "convT_geometry.cuh"
+#include "igemm_load.cuh"
 #include "igemm_mma.cuh"
 
 namespace CONVND_NS {
@@ -23,11 +26,11 @@ template <typename T, int BN> struct convT_ldb {
     static constexpr int value = BN + 16 / (int)sizeof(T);
 };
 
-/* B rows k (input channels of the k-tile), 16-byte chunks of output channels n0.. along the row.
- * Needs ws[0] (next output channel) == 1, cout_g a multiple of the chunk (so a chunk is all in
- * range or all out), every other weight stride a multiple of the chunk and a 16-byte aligned
- * base (convT_pick_path). */
-template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_kmajor_loader {
+/* Vector path: B rows k (input channels of the k-tile), 16-byte chunks of output channels n0..
+ * along the row. Needs ws[0] (next output channel) == 1, cout_g a multiple of the chunk (so a chunk
+ * is all in range or all out), every other weight stride a multiple of the chunk and a 16-byte
+ * aligned base (convT_pick_path). */
+template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_vector_loader {
     static constexpr int VEC = 16 / (int)sizeof(T);
     static constexpr int CHUNKS = BN / VEC; /* chunks per tile row */
     static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
@@ -36,7 +39,7 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_kmajo
     static constexpr bool SURPLUS = ROWS_PER_PASS > BK;
     static_assert(BN % VEC == 0 && THREADS % CHUNKS == 0 &&
                       (BK % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BK == 0),
-                  "k-major B loader: tile does not split evenly over the threads");
+                  "vector B loader: tile does not split evenly over the threads");
     static_assert(LDB % VEC == 0, "k-major B rows must stay 16-byte aligned");
 
     /* the phase's first tap + the group's first input channel + the chunk's first output
@@ -66,11 +69,48 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_kmajo
     }
 };
 
+/* Gather path, any weight layout: thread tid owns output channel n0 + tid % BN and rows
+ * tid / BN + j * (THREADS / BN), one element each (cp.async of 4 bytes for f32, a load and a
+ * shared store for 16-bit types, as igemm_copy_elem does). Consecutive threads write
+ * consecutive words of a row, and read neighbours in a channels-last weight. */
+template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_gather_loader {
+    static constexpr int ROW_STEP = THREADS / BN;
+    static constexpr int PER_THREAD = BK / ROW_STEP;
+    static_assert(THREADS % BN == 0 && BK % ROW_STEP == 0,
+                  "gather B loader: tile does not split evenly over the threads");
+
+    /* the phase's first tap + the group's first input channel + the output channel; -1: past
+     * cout_g */
+    int32_t base;
+
+    __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
+                                         int tid) {
+        const int32_t n = n0 + tid % BN;
+        base = n < g.cout_g ? convT_of(g).w_base + n * g.ws[0] + group * g.cin_g * g.ws[1] : -1;
+    }
+
+    __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
+                                         const igemm_k_iter &it, int tid) const {
+        const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
+        T *dst = tile + tid % BN;
+        CONVND_UNROLL(4)
+        for (int j = 0; j < PER_THREAD; ++j) {
+            const int k = tid / BN + j * ROW_STEP;
+            const int32_t c = it.c0 + k;
+            const bool ok = base >= 0 && c < g.cin_g;
+            igemm_copy_elem(dst + k * LDB, ok ? w + (off + c * g.ws[1]) : w, ok);
+        }
+    }
+};
+
 /* The WMMA operand types of T, with B row-major. */
 template <typename T> struct convT_wmma_input { using type = T; };
 template <> struct convT_wmma_input<float> { using type = convnd_wmma::precision::tf32; };
 
-/* igemm_tc_mma reading a k-major B tile. */
+/* igemm_tc_mma reading a k-major B tile. ONE_B: the 128x128 16-bit tile (8 fragments a warp)
+ * keeps one B fragment at a time and reloads the A fragments per B fragment, which holds its
+ * registers at the 128 that two blocks per SM allow (with every B fragment of the step live,
+ * ptxas spills there); the other tiles keep every B fragment of the step, as igemm_tc_mma does. */
 template <typename T, int BM, int BN, int BK, int LD, int LDB, int WARPS_M, int WARPS_N>
 struct convT_tc_mma_kmajor : igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N> {
     using base = igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N>;
@@ -78,25 +118,48 @@ struct convT_tc_mma_kmajor : igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N> {
     using b_frag =
         convnd_wmma::fragment<convnd_wmma::matrix_b, 16, 16, traits::KSTEP,
                               typename convT_wmma_input<T>::type, convnd_wmma::row_major>;
+    static constexpr bool ONE_B = sizeof(T) == 2 && base::FM * base::FN >= 8;
     static_assert(BK <= BN, "a k-major B tile must fit the n-major stage");
+
+    __device__ __forceinline__ void load_b(b_frag &b, const T *b_tile, int k, int j) const {
+        convnd_wmma::load_matrix_sync(b, b_tile + k * LDB + this->wn0 + 16 * j, LDB);
+        traits::prepare(b);
+    }
+
+    __device__ __forceinline__ void load_a(typename traits::a_frag &a, const T *a_tile, int k,
+                                           int i) const {
+        convnd_wmma::load_matrix_sync(a, a_tile + (this->wm0 + 16 * i) * LD + k, LD);
+        traits::prepare(a);
+    }
 
     __device__ __forceinline__ void compute(const T *a_tile, const T *b_tile) {
         CONVND_UNROLL(8)
         for (int k = 0; k < BK; k += traits::KSTEP) {
-            b_frag b[base::FN];
-            CONVND_UNROLL(8)
-            for (int j = 0; j < base::FN; ++j) {
-                convnd_wmma::load_matrix_sync(b[j], b_tile + k * LDB + this->wn0 + 16 * j, LDB);
-                traits::prepare(b[j]);
-            }
-            CONVND_UNROLL(8)
-            for (int i = 0; i < base::FM; ++i) {
-                typename traits::a_frag a;
-                convnd_wmma::load_matrix_sync(a, a_tile + (this->wm0 + 16 * i) * LD + k, LD);
-                traits::prepare(a);
+            if (ONE_B) {
+                CONVND_UNROLL(8)
+                for (int j = 0; j < base::FN; ++j) {
+                    b_frag b;
+                    load_b(b, b_tile, k, j);
+                    CONVND_UNROLL(8)
+                    for (int i = 0; i < base::FM; ++i) {
+                        typename traits::a_frag a;
+                        load_a(a, a_tile, k, i);
+                        convnd_wmma::mma_sync(this->acc[i][j], a, b, this->acc[i][j]);
+                    }
+                }
+            } else {
+                b_frag b[base::FN];
                 CONVND_UNROLL(8)
                 for (int j = 0; j < base::FN; ++j)
-                    convnd_wmma::mma_sync(this->acc[i][j], a, b[j], this->acc[i][j]);
+                    load_b(b[j], b_tile, k, j);
+                CONVND_UNROLL(8)
+                for (int i = 0; i < base::FM; ++i) {
+                    typename traits::a_frag a;
+                    load_a(a, a_tile, k, i);
+                    CONVND_UNROLL(8)
+                    for (int j = 0; j < base::FN; ++j)
+                        convnd_wmma::mma_sync(this->acc[i][j], a, b[j], this->acc[i][j]);
+                }
             }
         }
     }

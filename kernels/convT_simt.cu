@@ -11,7 +11,6 @@ __host__ static convnd_status convT_simt_launch(const convnd_launch_args *a) {
 #define CONVND_CONVT_SIMT_LAUNCH(cname, BM, BN, BK, TM, TN, STAGES)                                \
     if (a->config == index++)                                                                      \
         return convT_launch_tile<float,                                                            \
-                                 igemm_simt_mma<BM, BN, BK, igemm_ld<float, BK>::value, TM, TN>,   \
                                  convT_simt_mma_kmajor<BM, BN, BK, igemm_ld<float, BK>::value,     \
                                                        convT_ldb<float, BN>::value, TM, TN>,       \
                                  BM, BN, BK, STAGES>(a, "convT_simt:" #cname);

@@ -14,11 +14,10 @@ template <typename T> __host__ convnd_status convT_tc_launch(const convnd_launch
     int32_t index = 0;
 #define CONVND_CONVT_TC_LAUNCH(cname, BM, BN, BK, WARPS_M, WARPS_N, STAGES)                        \
     if (a->config == index++)                                                                      \
-        return convT_launch_tile<                                                                  \
-            T, igemm_tc_mma<T, BM, BN, BK, igemm_ld<T, BK>::value, WARPS_M, WARPS_N>,              \
-            convT_tc_mma_kmajor<T, BM, BN, BK, igemm_ld<T, BK>::value, convT_ldb<T, BN>::value,    \
-                                WARPS_M, WARPS_N>,                                                 \
-            BM, BN, BK, STAGES>(a, "convT_tc:" #cname);
+        return convT_launch_tile<T,                                                                \
+                                 convT_tc_mma_kmajor<T, BM, BN, BK, igemm_ld<T, BK>::value,        \
+                                                     convT_ldb<T, BN>::value, WARPS_M, WARPS_N>,   \
+                                 BM, BN, BK, STAGES>(a, "convT_tc:" #cname);
     CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_TC_LAUNCH)
 #undef CONVND_CONVT_TC_LAUNCH
     return convnd_error(CONVND_ERR_INTERNAL, "convT_tc: config %d out of range [0, %d)",

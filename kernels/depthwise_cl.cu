@@ -91,7 +91,7 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
 /* Block (tx channel vectors) x (ty items); grid (channel chunks) x (item groups, strided). The
  * item loop is block-uniform so that the stage barriers are reached by every thread. */
 template <typename T, typename Idx, int R, bool VECIO>
-__global__ void __launch_bounds__(CONVND_DW_THREADS)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                         const dw_cl_args g) {

@@ -19,6 +19,10 @@
 
 namespace CONVND_NS {
 
+/* Threads per block: the kernel has no shared memory or barriers, and a register-heavy thread
+ * (window, weights and prefetched inputs in registers) fits SMs better in small blocks. */
+#define CONVND_DW_STREAM_THREADS 128
+
 struct dw_stream_args {
     int64_t run_len, runs, threads; /* threads = N * O0 * O1 * runs * channel vectors */
 };
@@ -88,7 +92,7 @@ dw_stream_stride1(const convnd_conv_params &p, const T *xrow, const dw_lane_chan
 }
 
 template <typename T, typename Idx, int WIN, bool VECIO>
-__global__ void __launch_bounds__(CONVND_DW_THREADS)
+__global__ void __launch_bounds__(CONVND_DW_STREAM_THREADS, 1)
     depthwise_stream_kernel(const convnd_conv_params p, const T *__restrict__ x,
                             const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                             const dw_stream_args g) {
@@ -175,12 +179,12 @@ static bool dw_stream_vector_io(const convnd_launch_args *a, int vec) {
 template <typename T, typename Idx, int WIN, bool VECIO>
 static convnd_status dw_stream_launch_typed(const convnd_launch_args *a, const dw_stream_args &g) {
     const convnd_conv_params &p = a->params;
-    int64_t blocks = (g.threads + CONVND_DW_THREADS - 1) / CONVND_DW_THREADS;
+    int64_t blocks = (g.threads + CONVND_DW_STREAM_THREADS - 1) / CONVND_DW_STREAM_THREADS;
     if (blocks > 65535) blocks = 65535; /* the thread loop strides over the rest */
     auto kernel = &depthwise_stream_kernel<T, Idx, WIN, VECIO>;
-    return convnd_launch(kernel, dim3((unsigned)blocks), dim3(CONVND_DW_THREADS), 0, a->stream, p,
-                         (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
-                         (T *)a->y, g);
+    return convnd_launch(kernel, dim3((unsigned)blocks), dim3(CONVND_DW_STREAM_THREADS), 0,
+                         a->stream, p, (const T *)a->x, (const T *)a->w, (const T *)a->bias,
+                         (const T *)a->z, (T *)a->y, g);
 }
 
 template <typename T, int WIN>

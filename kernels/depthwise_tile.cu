@@ -23,7 +23,7 @@ struct dw_tile_args {
 /* Block bx x by; thread (tx, ty) owns output rows ty*RH .. ty*RH + RH - 1 of column tx. The
  * block loop is block-uniform so that every thread reaches the barriers. */
 template <typename T, typename Idx, int RH>
-__global__ void __launch_bounds__(CONVND_DW_THREADS)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     depthwise_tile_kernel(const convnd_conv_params p, const T *__restrict__ x,
                           const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                           const dw_tile_args g) {

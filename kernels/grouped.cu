@@ -90,7 +90,7 @@ __device__ __forceinline__ void grouped_row(const convnd_conv_params &p, const T
 /* Block (tx slices) x (ty items); grid (slice chunks) x (item groups, strided). The item loop
  * is block-uniform so that the stage barriers are reached by every thread. */
 template <typename T, typename Idx, int R, int CO, bool VECIO>
-__global__ void __launch_bounds__(CONVND_DW_THREADS)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     grouped_kernel(const convnd_conv_params p, const T *__restrict__ x, const T *__restrict__ w,
                    const T *__restrict__ bias, const T *z, T *y, const grouped_args g) {
     CONVND_DYNAMIC_SHARED(float, wsm);

@@ -38,8 +38,10 @@ RULES = [
     ("HMMA", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "hmma"),
     # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
     ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
-    # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): PATH 1-4 load x 16 bytes at a time
-    ("LDG128", re.compile(r"convT_kernel<.*, [1-4]>\("), "ldg128"),
+    # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): likewise
+    ("LDG128", re.compile(r"convT_kernel<.*, [12]>\("), "ldg128"),
+    # depthwise_cl / depthwise_stream / grouped kernels with VECIO = true: 16-byte channel vectors
+    ("LDG128", re.compile(r"(?:depthwise_cl|depthwise_stream|grouped)_kernel<.*, true>\("), "ldg128"),
 ]
 
 

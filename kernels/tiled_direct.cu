@@ -56,7 +56,7 @@ __device__ __forceinline__ void tiled_stage(const convnd_conv_params &p, const T
 /* 1-D block of nct * tile_h * tile_w threads; thread (tc, position) with tc fastest. The block
  * loop is block-uniform so that every thread reaches the barriers. */
 template <typename T, typename Idx, int CO_T>
-__global__ void __launch_bounds__(CONVND_DW_THREADS)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     tiled_direct_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                         const tiled_args g) {

@@ -49,7 +49,8 @@ static void run_threads(worker *workers, void *(*body)(void *)) {
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; ++i)
         cr_assert_eq(pthread_create(&t[i], NULL, body, &workers[i]), 0);
-    for (int i = 0; i < THREADS; ++i) cr_assert_eq(pthread_join(t[i], NULL), 0);
+    for (int i = 0; i < THREADS; ++i)
+        cr_assert_eq(pthread_join(t[i], NULL), 0);
     for (int i = 0; i < THREADS; ++i)
         cr_expect_eq(workers[i].failures, 0, "thread %d: %d failures; first: %s", i,
                      workers[i].failures, workers[i].first_failure);
@@ -87,8 +88,8 @@ static void one_problem(worker *w, const convnd_problem *p, int k) {
     snprintf(want, sizeof want, "groups=%d ", 1000 + w->id);
     const convnd_status st = conv_nd(&bad, c.dx, c.dw, c.db, c.dz, c.dy, NULL, 0, NULL, NULL);
     if (st != CONVND_ERR_INVALID_ARGUMENT || !strstr(convnd_last_error(), want))
-        fail(w, "thread %d's own error came back as '%s': '%s'", w->id,
-             convnd_status_string(st), convnd_last_error());
+        fail(w, "thread %d's own error came back as '%s': '%s'", w->id, convnd_status_string(st),
+             convnd_last_error());
     char name[128];
     if (convnd_plan_name(&c.p, NULL, name, sizeof name) != CONVND_OK ||
         !convnd_schedule_supports(name, &c.p, NULL, 0))
@@ -111,10 +112,12 @@ static void *conv_worker(void *arg) {
 Test(concurrency, conv_nd_from_many_threads) {
     worker workers[THREADS];
     memset(workers, 0, sizeof workers);
-    for (int i = 0; i < THREADS; ++i) workers[i] = (worker){.id = i, .iterations = 6};
+    for (int i = 0; i < THREADS; ++i)
+        workers[i] = (worker){.id = i, .iterations = 6};
     run_threads(workers, conv_worker);
     int runs = 0;
-    for (int i = 0; i < THREADS; ++i) runs += workers[i].runs;
+    for (int i = 0; i < THREADS; ++i)
+        runs += workers[i].runs;
     cr_expect_geq(runs, THREADS * 6);
 }
 
@@ -125,8 +128,7 @@ enum { CACHED_PROBLEMS = 24 };
 static convnd_problem cached_problem(int i) {
     convnd_problem p;
     char text[128], err[128];
-    snprintf(text, sizeof text, "fwd 2d N=%d Ci=4 Co=6 g=2 I=%d,5 K=3 P0=1 P1=1", 1 + i % 5,
-             6 + i);
+    snprintf(text, sizeof text, "fwd 2d N=%d Ci=4 Co=6 g=2 I=%d,5 K=3 P0=1 P1=1", 1 + i % 5, 6 + i);
     if (!test_problem_parse(text, &p, err, sizeof err)) abort();
     p.y_layout = CONVND_CHANNELS_FIRST; /* the planner's functions take a resolved layout */
     return p;
@@ -134,7 +136,9 @@ static convnd_problem cached_problem(int i) {
 
 /* The file says direct:t128 then direct:t256 for even problems (the later line wins), and only
  * direct:t128 for odd ones. */
-static int expected_config(int i) { return i % 2 == 0 ? 1 : 0; }
+static int expected_config(int i) {
+    return i % 2 == 0 ? 1 : 0;
+}
 
 static void *cache_worker(void *arg) {
     worker *w = arg;
@@ -184,6 +188,7 @@ Test(concurrency, planner_cache_from_many_threads) {
     run_threads(workers, cache_worker);
     remove(path);
     int runs = 0;
-    for (int i = 0; i < THREADS; ++i) runs += workers[i].runs;
+    for (int i = 0; i < THREADS; ++i)
+        runs += workers[i].runs;
     cr_expect_geq(runs, THREADS * 200, "only %d lookups found their plan", runs);
 }

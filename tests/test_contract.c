@@ -47,12 +47,12 @@ typedef enum call_kind {
     CALL_NULL_BIAS,
     CALL_NULL_Z,
     CALL_NULL_Y,
-    CALL_X_OVERLAPS_Y,   /* x starts one element into y */
-    CALL_W_OVERLAPS_Y,   /* w ends one element into y */
-    CALL_BIAS_INSIDE_Y,  /* bias lies inside y */
-    CALL_Z_OVERLAPS_Y,   /* z starts one element into y: not z == y */
-    CALL_X_MISALIGNED,   /* x one byte past an element boundary */
-    CALL_Y_MISALIGNED,   /* y likewise */
+    CALL_X_OVERLAPS_Y,  /* x starts one element into y */
+    CALL_W_OVERLAPS_Y,  /* w ends one element into y */
+    CALL_BIAS_INSIDE_Y, /* bias lies inside y */
+    CALL_Z_OVERLAPS_Y,  /* z starts one element into y: not z == y */
+    CALL_X_MISALIGNED,  /* x one byte past an element boundary */
+    CALL_Y_MISALIGNED,  /* y likewise */
     CALL_UNKNOWN_SCHEDULE,
     CALL_UNKNOWN_CONFIG,
     CALL_UNSUPPORTING_SCHEDULE, /* the first schedule:config that refuses the problem */
@@ -75,74 +75,162 @@ typedef struct rejection {
 #define NO_FIELD FIELD_NONE, 0, 0.0
 
 /* The base: grouped 2-D, bias and z (so that every tensor has a pointer to get wrong). */
-static const char *const base_text = "fwd 2d N=2 Ci=4 Co=6 g=2 I=7,6 K=3,2 P0=1 P1=1 bias z beta=0.5";
+static const char *const base_text =
+    "fwd 2d N=2 Ci=4 Co=6 g=2 I=7,6 K=3,2 P0=1 P1=1 bias z beta=0.5";
 
 static const rejection rejections[] = {
-    {"dims outside 1..3", FIELD(FIELD_I32, dims, 4), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"dims=4"}},
-    {"mode not forward/transposed", FIELD(FIELD_I32, mode, 7), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"mode=7"}},
-    {"unknown dtype", FIELD(FIELD_I32, dtype, 9), CALL_PROBLEM_ONLY, CONVND_ERR_UNSUPPORTED,
+    {"dims outside 1..3",
+     FIELD(FIELD_I32, dims, 4),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"dims=4"}},
+    {"mode not forward/transposed",
+     FIELD(FIELD_I32, mode, 7),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"mode=7"}},
+    {"unknown dtype",
+     FIELD(FIELD_I32, dtype, 9),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_UNSUPPORTED,
      {"dtype=9"}},
-    {"x layout AUTO (y only)", FIELD(FIELD_I32, x_layout, CONVND_LAYOUT_AUTO), CALL_PROBLEM_ONLY,
-     CONVND_ERR_UNSUPPORTED, {"x_layout=2"}},
-    {"unknown activation", FIELD(FIELD_I32, activation, 9), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"activation=9"}},
-    {"negative batch", FIELD(FIELD_I64, N, -1), CALL_PROBLEM_ONLY, CONVND_ERR_INVALID_ARGUMENT,
+    {"x layout AUTO (y only)",
+     FIELD(FIELD_I32, x_layout, CONVND_LAYOUT_AUTO),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_UNSUPPORTED,
+     {"x_layout=2"}},
+    {"unknown activation",
+     FIELD(FIELD_I32, activation, 9),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"activation=9"}},
+    {"negative batch",
+     FIELD(FIELD_I64, N, -1),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"N=-1"}},
-    {"negative channels", FIELD(FIELD_I64, C_in, -4), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"C_in=-4"}},
-    {"groups < 1", FIELD(FIELD_I64, groups, 0), CALL_PROBLEM_ONLY, CONVND_ERR_INVALID_ARGUMENT,
+    {"negative channels",
+     FIELD(FIELD_I64, C_in, -4),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"C_in=-4"}},
+    {"groups < 1",
+     FIELD(FIELD_I64, groups, 0),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"groups=0"}},
-    {"groups not dividing C_in", FIELD(FIELD_I64, groups, 3), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"groups=3", "C_in=4"}},
-    {"groups not dividing C_out", FIELD(FIELD_I64, C_out, 5), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"groups=2", "C_out=5"}},
-    {"input size < 1", FIELD(FIELD_I64, input[0], 0), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"input[0]=0"}},
-    {"kernel size < 1", FIELD(FIELD_I64, kernel[1], -2), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"kernel[1]=-2"}},
-    {"stride < 1", FIELD(FIELD_I64, stride[0], 0), CALL_PROBLEM_ONLY, CONVND_ERR_INVALID_ARGUMENT,
+    {"groups not dividing C_in",
+     FIELD(FIELD_I64, groups, 3),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"groups=3", "C_in=4"}},
+    {"groups not dividing C_out",
+     FIELD(FIELD_I64, C_out, 5),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"groups=2", "C_out=5"}},
+    {"input size < 1",
+     FIELD(FIELD_I64, input[0], 0),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"input[0]=0"}},
+    {"kernel size < 1",
+     FIELD(FIELD_I64, kernel[1], -2),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"kernel[1]=-2"}},
+    {"stride < 1",
+     FIELD(FIELD_I64, stride[0], 0),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"stride[0]=0"}},
-    {"dilation < 1", FIELD(FIELD_I64, dilation[1], 0), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"dilation[1]=0"}},
-    {"output size < 1", FIELD(FIELD_I64, kernel[0], 100), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"O[0]", "kernel=100"}},
-    {"cropping past the input", FIELD(FIELD_I64, pad_before[1], -6), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"O[1]", "-6"}},
-    {"effective kernel past int64", FIELD(FIELD_I64, dilation[0], (int64_t)1 << 62),
-     CALL_PROBLEM_ONLY, CONVND_ERR_OVERFLOW, {"dilation", "4611686018427387904"}},
-    {"element count past int64", FIELD(FIELD_I64, N, (int64_t)1 << 60), CALL_PROBLEM_ONLY,
-     CONVND_ERR_OVERFLOW, {"x of shape", "1152921504606846976"}},
-    {"has_bias not 0/1", FIELD(FIELD_I32, has_bias, 2), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"has_bias=2"}},
-    {"non-finite alpha", FIELD(FIELD_F32, alpha, NAN), CALL_PROBLEM_ONLY,
-     CONVND_ERR_INVALID_ARGUMENT, {"alpha=nan"}},
-    {"beta without z", FIELD(FIELD_I32, has_z, 0), CALL_PROBLEM_ONLY, CONVND_ERR_INVALID_ARGUMENT,
+    {"dilation < 1",
+     FIELD(FIELD_I64, dilation[1], 0),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"dilation[1]=0"}},
+    {"output size < 1",
+     FIELD(FIELD_I64, kernel[0], 100),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"O[0]", "kernel=100"}},
+    {"cropping past the input",
+     FIELD(FIELD_I64, pad_before[1], -6),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"O[1]", "-6"}},
+    {"effective kernel past int64",
+     FIELD(FIELD_I64, dilation[0], (int64_t)1 << 62),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_OVERFLOW,
+     {"dilation", "4611686018427387904"}},
+    {"element count past int64",
+     FIELD(FIELD_I64, N, (int64_t)1 << 60),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_OVERFLOW,
+     {"x of shape", "1152921504606846976"}},
+    {"has_bias not 0/1",
+     FIELD(FIELD_I32, has_bias, 2),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"has_bias=2"}},
+    {"non-finite alpha",
+     FIELD(FIELD_F32, alpha, NAN),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
+     {"alpha=nan"}},
+    {"beta without z",
+     FIELD(FIELD_I32, has_z, 0),
+     CALL_PROBLEM_ONLY,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"beta=0.5", "has_z=0"}},
     {"problem NULL", NO_FIELD, CALL_NULL_PROBLEM, CONVND_ERR_NULL_POINTER, {"problem"}},
     {"x NULL", NO_FIELD, CALL_NULL_X, CONVND_ERR_NULL_POINTER, {"x is NULL", "bytes"}},
     {"w NULL", NO_FIELD, CALL_NULL_W, CONVND_ERR_NULL_POINTER, {"w is NULL"}},
-    {"bias NULL with has_bias", NO_FIELD, CALL_NULL_BIAS, CONVND_ERR_NULL_POINTER,
+    {"bias NULL with has_bias",
+     NO_FIELD,
+     CALL_NULL_BIAS,
+     CONVND_ERR_NULL_POINTER,
      {"bias is NULL", "has_bias=1"}},
     {"z NULL with has_z", NO_FIELD, CALL_NULL_Z, CONVND_ERR_NULL_POINTER, {"z is NULL"}},
     {"y NULL", NO_FIELD, CALL_NULL_Y, CONVND_ERR_NULL_POINTER, {"y is NULL"}},
     {"x overlapping y", NO_FIELD, CALL_X_OVERLAPS_Y, CONVND_ERR_ALIASING, {"x [", "overlaps y"}},
     {"w overlapping y", NO_FIELD, CALL_W_OVERLAPS_Y, CONVND_ERR_ALIASING, {"w [", "overlaps y"}},
     {"bias inside y", NO_FIELD, CALL_BIAS_INSIDE_Y, CONVND_ERR_ALIASING, {"bias [", "overlaps y"}},
-    {"z partly overlapping y", NO_FIELD, CALL_Z_OVERLAPS_Y, CONVND_ERR_ALIASING,
+    {"z partly overlapping y",
+     NO_FIELD,
+     CALL_Z_OVERLAPS_Y,
+     CONVND_ERR_ALIASING,
      {"z [", "only z == y"}},
-    {"x not element-aligned", NO_FIELD, CALL_X_MISALIGNED, CONVND_ERR_INVALID_ARGUMENT,
+    {"x not element-aligned",
+     NO_FIELD,
+     CALL_X_MISALIGNED,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"x=", "not aligned", "4-byte"}},
-    {"y not element-aligned", NO_FIELD, CALL_Y_MISALIGNED, CONVND_ERR_INVALID_ARGUMENT,
+    {"y not element-aligned",
+     NO_FIELD,
+     CALL_Y_MISALIGNED,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"y=", "not aligned"}},
-    {"unknown forced schedule", NO_FIELD, CALL_UNKNOWN_SCHEDULE, CONVND_ERR_INVALID_ARGUMENT,
+    {"unknown forced schedule",
+     NO_FIELD,
+     CALL_UNKNOWN_SCHEDULE,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"no_such_schedule", "direct"}},
-    {"unknown configuration", NO_FIELD, CALL_UNKNOWN_CONFIG, CONVND_ERR_INVALID_ARGUMENT,
+    {"unknown configuration",
+     NO_FIELD,
+     CALL_UNKNOWN_CONFIG,
+     CONVND_ERR_INVALID_ARGUMENT,
      {"t999", "t128"}},
-    {"forced schedule that refuses the problem", NO_FIELD, CALL_UNSUPPORTING_SCHEDULE,
-     CONVND_ERR_UNSUPPORTED, {"%s", "does not support"}},
-    {"workspace too small", NO_FIELD, CALL_WORKSPACE_SHORT, CONVND_ERR_WORKSPACE,
+    {"forced schedule that refuses the problem",
+     NO_FIELD,
+     CALL_UNSUPPORTING_SCHEDULE,
+     CONVND_ERR_UNSUPPORTED,
+     {"%s", "does not support"}},
+    {"workspace too small",
+     NO_FIELD,
+     CALL_WORKSPACE_SHORT,
+     CONVND_ERR_WORKSPACE,
      {"%s", "needs", "given"}},
 };
 
@@ -170,9 +258,9 @@ static int find_spec(const convnd_problem *p, int want_unsupported, char *spec, 
             const int ok = convnd_schedule_supports(spec, p, NULL, 0);
             size_t need = 0;
             const convnd_options opts = {.schedule = spec};
-            if (want_unsupported ? !ok
-                                 : ok && convnd_workspace_size(p, &opts, &need) == CONVND_OK &&
-                                       need > 0)
+            if (want_unsupported
+                    ? !ok
+                    : ok && convnd_workspace_size(p, &opts, &need) == CONVND_OK && need > 0)
                 return 1;
         }
     }
@@ -264,8 +352,7 @@ Test(contract, every_rejection_is_clean) {
                      convnd_status_string(st), convnd_status_string(r->want), msg);
         for (int f = 0; f < 3 && r->says[f]; ++f) {
             const char *frag = strcmp(r->says[f], "%s") == 0 ? spec : r->says[f];
-            cr_expect(strstr(msg, frag), "%s: message '%s' does not say '%s'", r->what, msg,
-                      frag);
+            cr_expect(strstr(msg, frag), "%s: message '%s' does not say '%s'", r->what, msg, frag);
         }
         cr_expect(test_arena_untouched(&arena), "%s: y's bytes changed", r->what);
         if (print) printf("| %s | `%s` | %s |\n", r->what, convnd_status_string(st), msg);
@@ -324,10 +411,9 @@ Test(contract, unused_tensors_may_be_null) {
 }
 
 Test(contract, zero_size_problems_accept_null_and_do_nothing) {
-    const char *cases[] = {"fwd 2d N=0 Ci=4 Co=6 g=2 I=7 K=3 bias z beta=1",
-                           "fwd 3d N=2 Ci=3 Co=0 I=4 K=2 bias",
-                           "tr 2d N=0 Ci=4 Co=2 I=3 K=2 S=2 f16 x=cl",
-                           "tr 1d N=3 Ci=6 Co=0 g=3 I=5 K=3 bf16"};
+    const char *cases[] = {
+        "fwd 2d N=0 Ci=4 Co=6 g=2 I=7 K=3 bias z beta=1", "fwd 3d N=2 Ci=3 Co=0 I=4 K=2 bias",
+        "tr 2d N=0 Ci=4 Co=2 I=3 K=2 S=2 f16 x=cl", "tr 1d N=3 Ci=6 Co=0 g=3 I=5 K=3 bf16"};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         test_conv_case c;
         setup(&c, cases[k], 0);
@@ -373,7 +459,8 @@ Test(contract, no_input_channels_leaves_the_epilogue) {
     }
 }
 
-/* ---- aliasing that is allowed ------------------------------------------------------------------ */
+/* ---- aliasing that is allowed ------------------------------------------------------------------
+ */
 
 Test(contract, z_equal_to_y_and_adjacent_buffers_are_fine) {
     test_conv_case c;
@@ -436,8 +523,8 @@ Test(contract, element_aligned_pointers_work_on_every_schedule) {
                          CONVND_OK, "%s on '%s' one element off 16 bytes: %s", spec,
                          vector_friendly[k], convnd_last_error());
             char msg[512];
-            cr_expect(test_case_check(&c, msg, sizeof msg), "%s on '%s' one element off: %s",
-                      spec, vector_friendly[k], msg);
+            cr_expect(test_case_check(&c, msg, sizeof msg), "%s on '%s' one element off: %s", spec,
+                      vector_friendly[k], msg);
             ++runs;
         }
         test_offset_buffers_free(&b);

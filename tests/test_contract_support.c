@@ -22,7 +22,8 @@ int test_arena_untouched(const test_arena *a) {
         return 0;
     }
     size_t changed = 0;
-    for (size_t i = 0; i < a->bytes; ++i) changed += h[i] != arena_pattern;
+    for (size_t i = 0; i < a->bytes; ++i)
+        changed += h[i] != arena_pattern;
     free(h);
     return changed == 0;
 }

@@ -31,7 +31,8 @@ static convnd_problem parse(const char *text) {
 
 static const int64_t two31 = (int64_t)1 << 31;
 
-/* ---- exact limits of the counts ---------------------------------------------------------------- */
+/* ---- exact limits of the counts ----------------------------------------------------------------
+ */
 
 typedef struct limit_case {
     const char *what;
@@ -41,9 +42,15 @@ typedef struct limit_case {
     const char *names;                 /* what the overflow message must name */
 } limit_case;
 
-static int64_t *n_of(convnd_problem *p) { return &p->N; }
-static int64_t *cout_of(convnd_problem *p) { return &p->C_out; }
-static int64_t *input0_of(convnd_problem *p) { return &p->input[0]; }
+static int64_t *n_of(convnd_problem *p) {
+    return &p->N;
+}
+static int64_t *cout_of(convnd_problem *p) {
+    return &p->C_out;
+}
+static int64_t *input0_of(convnd_problem *p) {
+    return &p->input[0];
+}
 
 /* x of 2^61 - 1 f32 elements is 2^63 - 4 bytes: fits; 2^61 elements is 2^63 bytes: does not. */
 static const limit_case limits[] = {
@@ -61,8 +68,7 @@ Test(overflow, byte_counts_switch_exactly_at_int64) {
         cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s at the limit: %s", l->what,
                      convnd_last_error());
         ++*l->at(&p);
-        cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "%s one past the limit",
-                     l->what);
+        cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "%s one past the limit", l->what);
         cr_expect(strstr(convnd_last_error(), l->names), "%s: message '%s'", l->what,
                   convnd_last_error());
     }
@@ -107,18 +113,80 @@ Test(overflow, output_size_intermediates) {
     p.pad_after[0] = 1;
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     cr_expect(strstr(convnd_last_error(), "9223372036854775807"), "%s", convnd_last_error());
-    p.pad_after[0] = INT64_MIN; /* I + P0 + P1 - E = 10 - 1 - 3: a valid crop of everything */
-    cr_expect_eq(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "%s", convnd_last_error());
+    /* I + P0 + P1 - E = 6 would give O = 7, but the partial sum I + P0 already leaves int64:
+     * OVERFLOW, the documented answer (the kernels' index arithmetic needs those sums too) */
+    p.pad_after[0] = INT64_MIN;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "%s", convnd_last_error());
     p = parse("tr 1d Ci=1 Co=1 I=3 K=1");
     p.stride[0] = INT64_MAX / 2 + 1; /* (I - 1) * S = 2^63 */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
-    p.stride[0] = INT64_MAX / 2;     /* (I - 1) * S + 1 = INT64_MAX: fits, then y's bytes don't */
+    p.stride[0] = INT64_MAX / 2; /* (I - 1) * S + 1 = INT64_MAX: fits, then y's bytes don't */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     cr_expect(strstr(convnd_last_error(), "y of shape"), "%s", convnd_last_error());
     p = parse("fwd 1d Ci=1 Co=1 I=10 K=2");
     p.dilation[0] = INT64_MAX; /* E = D * (K - 1) + 1 = 2^63 */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     cr_expect(strstr(convnd_last_error(), "dilation"), "%s", convnd_last_error());
+}
+
+/* ---- geometry near the int64 limits, with tensors small enough to run ---------------------- */
+
+/* Paddings, strides and dilations of 2^61..2^62 with a few elements per tensor: valid, so every
+ * schedule that supports them must run them (64-bit indices: conv_needs_index64) and match the
+ * reference; most taps fall into the padding, some (stride, dilation) read real elements. Under
+ * the sanitized build this also proves that no index arithmetic overflows. */
+static const char *const extreme_geometry[] = {
+    "fwd 1d N=2 Ci=3 Co=4 I=10 K=3 P0=-4611686018427387904 P1=4611686018427387904 bias",
+    "fwd 1d N=1 Ci=2 Co=2 I=10 K=3 P0=4611686018427387904 P1=-4611686018427387904 bias",
+    "fwd 1d N=1 Ci=2 Co=3 I=10 K=3 S=4611686018427387904 P1=4611686018427387904",
+    "fwd 2d N=1 Ci=4 Co=4 g=2 I=10,3 K=2,1 D=2305843009213693952,1 P1=2305843009213693952,0 f16",
+    "tr 1d N=1 Ci=2 Co=3 I=4 K=2 S=2 P0=4611686018427387904 P1=-4611686018427387904 bias",
+    "tr 2d N=1 Ci=2 Co=2 I=2 K=2 S=4611686018427387904,1 P1=4611686018427387904,0",
+};
+
+Test(overflow, extreme_geometry_runs_on_every_schedule) {
+    int runs = 0;
+    for (size_t k = 0; k < sizeof extreme_geometry / sizeof extreme_geometry[0]; ++k) {
+        const convnd_problem p = parse(extreme_geometry[k]);
+        cr_assert_eq(convnd_validate(&p), CONVND_OK, "'%s': %s", extreme_geometry[k],
+                     convnd_last_error());
+        test_conv_case c;
+        char err[256], specs[64][TEST_SPEC_LEN];
+        cr_assert(test_case_init(&c, &p, 0, 7 + k, err, sizeof err), "%s", err);
+        const int n = test_supporting_specs(&c.p, specs, 64);
+        cr_expect_geq(n, 1, "no schedule supports '%s'", extreme_geometry[k]);
+        for (int i = 0; i < n; ++i) {
+            cr_expect_eq(test_case_run(&c, specs[i]), CONVND_OK, "%s on '%s': %s", specs[i],
+                         extreme_geometry[k], convnd_last_error());
+            char msg[512];
+            cr_expect(test_case_check(&c, msg, sizeof msg), "%s on '%s': %s", specs[i],
+                      extreme_geometry[k], msg);
+            ++runs;
+        }
+        test_case_free(&c);
+    }
+    cr_expect_geq(runs, 6);
+}
+
+/* Where the kernels' tap positions themselves would leave int64 (o*S - P0 with P0 = INT64_MIN,
+ * o + P0 past INT64_MAX), the problem is refused even though its output size fits. */
+Test(overflow, tap_positions_past_int64_are_refused) {
+    convnd_problem p = parse("fwd 1d Ci=1 Co=1 I=10 K=3");
+    p.pad_before[0] = INT64_MIN; /* O = 10 + P0 + P1 - 3 + 1 = 7 */
+    p.pad_after[0] = INT64_MAX;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), "input positions"), "%s", convnd_last_error());
+    p.pad_before[0] = INT64_MIN + 1; /* -P0 = INT64_MAX fits, (O-1)*S - P0 = 7 + INT64_MAX not */
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    p = parse("fwd 1d Ci=1 Co=1 I=10 K=3");
+    p.pad_before[0] = -(INT64_MAX - 20); /* (O-1)*S - P0 + E - 1 = 7 + INT64_MAX - 20 + 2 */
+    p.pad_after[0] = INT64_MAX - 20;
+    cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
+    p = parse("tr 1d Ci=1 Co=1 I=3 K=1");
+    p.pad_before[0] = INT64_MAX; /* O = 2 + 1 - P0 - P1 = 3, but o + P0 passes INT64_MAX */
+    p.pad_after[0] = -INT64_MAX;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
+    cr_expect(strstr(convnd_last_error(), "input positions"), "%s", convnd_last_error());
 }
 
 /* ---- where the 64-bit index path starts --------------------------------------------------- */
@@ -140,7 +208,8 @@ Test(overflow, index64_starts_at_2_31_elements) {
         const char *below, *at;
     } pairs[] = {
         /* x: 2^31 - 1 and 2^31 elements, y tiny thanks to the stride */
-        {"fwd 1d Ci=1 Co=1 I=2147483647 K=1 S=1048576", "fwd 1d Ci=1 Co=1 I=2147483648 K=1 S=1048576"},
+        {"fwd 1d Ci=1 Co=1 I=2147483647 K=1 S=1048576",
+         "fwd 1d Ci=1 Co=1 I=2147483648 K=1 S=1048576"},
         /* w: C_out * C_in/g * prod(K) */
         {"fwd 2d Ci=32767 Co=65537 I=1 K=1 f16", "fwd 2d Ci=32768 Co=65536 I=1 K=1 f16"},
         /* y: transposed, a big output from a tiny input */
@@ -154,8 +223,8 @@ Test(overflow, index64_starts_at_2_31_elements) {
         cr_expect_eq(index64_of(pairs[k].below, &most), 0, "'%s' (largest tensor %lld)",
                      pairs[k].below, (long long)most);
         cr_expect_lt(most, two31, "'%s' should stay below 2^31", pairs[k].below);
-        cr_expect_eq(index64_of(pairs[k].at, &most), 1, "'%s' (largest tensor %lld)",
-                     pairs[k].at, (long long)most);
+        cr_expect_eq(index64_of(pairs[k].at, &most), 1, "'%s' (largest tensor %lld)", pairs[k].at,
+                     (long long)most);
         cr_expect_geq(most, two31);
     }
 }
@@ -165,8 +234,8 @@ Test(overflow, index64_starts_at_2_31_elements) {
 Test(overflow, planner_falls_back_for_64_bit_problems) {
     const char *big[] = {
         "fwd 2d N=64 Ci=64 Co=64 I=512,1024 K=3 P0=1 P1=1 bf16 x=cl w=cl", /* x, y: 2^31 */
-        "fwd 2d N=1 Ci=65536 Co=65536 I=4 K=1 f16",                         /* w: 2^32 */
-        "tr 2d N=16 Ci=64 Co=64 I=256,512 K=2 S=2 f16 x=cl w=cl",           /* y: 2^31 */
+        "fwd 2d N=1 Ci=65536 Co=65536 I=4 K=1 f16",                        /* w: 2^32 */
+        "tr 2d N=64 Ci=64 Co=64 I=256,512 K=2 S=2 f16 x=cl w=cl",          /* y: 2^31 */
     };
     for (size_t k = 0; k < sizeof big / sizeof big[0]; ++k) {
         const convnd_problem p = parse(big[k]);
@@ -208,8 +277,8 @@ Test(overflow, huge_gemms_are_sized_without_overflow) {
                 cr_expect_eq(convnd_workspace_size(&p, &opts, &ws), CONVND_OK, "%s: %s", spec,
                              convnd_last_error());
             else
-                cr_expect_eq(convnd_workspace_size(&p, &opts, &ws), CONVND_ERR_UNSUPPORTED,
-                             "%s", spec);
+                cr_expect_eq(convnd_workspace_size(&p, &opts, &ws), CONVND_ERR_UNSUPPORTED, "%s",
+                             spec);
         }
     }
     char name[128];
@@ -264,6 +333,5 @@ Test(overflow, forced_index64_matches_reference) {
         test_case_free(&c);
     }
     cr_expect_geq(runs, 12);
-    cr_log_info("forced 64-bit indices: %d schedule runs, %d declines for 64-bit", runs,
-                declined);
+    cr_log_info("forced 64-bit indices: %d schedule runs, %d declines for 64-bit", runs, declined);
 }

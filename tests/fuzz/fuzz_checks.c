@@ -43,8 +43,8 @@ void fuzz_expect_message(const convnd_problem *p, convnd_status st, const char *
 static void expect_status(const convnd_problem *p, convnd_status got, convnd_status want,
                           const char *call) {
     fuzz_expect_message(p, got, call);
-    FUZZ_CHECK(p, got == want, "%s returned '%s', expected '%s'", call,
-               convnd_status_string(got), convnd_status_string(want));
+    FUZZ_CHECK(p, got == want, "%s returned '%s', expected '%s'", call, convnd_status_string(got),
+               convnd_status_string(want));
 }
 
 /* ---- validation, shapes, sizes, metrics ------------------------------------------------------ */
@@ -67,8 +67,8 @@ static void check_output_size(const convnd_problem *p, const size_model *m, conv
     if (st != CONVND_OK) return;
     for (int t = 0; t < CONVND_MAX_DIMS; ++t) {
         const int64_t want = t < p->dims ? m->out[t] : 0;
-        FUZZ_CHECK(p, out[t] == want, "output size [%d] = %" PRId64 ", model %" PRId64, t,
-                   out[t], want);
+        FUZZ_CHECK(p, out[t] == want, "output size [%d] = %" PRId64 ", model %" PRId64, t, out[t],
+                   want);
     }
 }
 
@@ -79,7 +79,9 @@ static void check_describe(const convnd_problem *p, const size_model *m, convnd_
     const int known = which >= CONVND_X && which <= CONVND_Z;
     convnd_clear_error();
     const convnd_status got = convnd_tensor_describe(p, (convnd_tensor)which, &d);
-    const convnd_status want = st != CONVND_OK ? st : known ? CONVND_OK : CONVND_ERR_INVALID_ARGUMENT;
+    const convnd_status want = st != CONVND_OK ? st
+                               : known         ? CONVND_OK
+                                               : CONVND_ERR_INVALID_ARGUMENT;
     expect_status(p, got, want, "convnd_tensor_describe");
     if (got != CONVND_OK) return;
     const convnd_layout layout = which == CONVND_X      ? p->x_layout
@@ -95,8 +97,8 @@ static void check_describe(const convnd_problem *p, const size_model *m, convnd_
                    "tensor %d: strides[%d] = %" PRId64 ", model %" PRId64, which, (int)i,
                    d.strides[i], m->strides[which][i]);
     }
-    FUZZ_CHECK(p, d.numel == m->numel[which], "tensor %d: numel %" PRId64 ", model %" PRId64,
-               which, d.numel, m->numel[which]);
+    FUZZ_CHECK(p, d.numel == m->numel[which], "tensor %d: numel %" PRId64 ", model %" PRId64, which,
+               d.numel, m->numel[which]);
     FUZZ_CHECK(p, (i128)d.bytes == (i128)m->numel[which] * m->elem_bytes,
                "tensor %d: bytes %" PRId64, which, d.bytes);
     FUZZ_CHECK(p, d.layout == layout, "tensor %d: layout %d, expected %d", which, (int)d.layout,
@@ -150,8 +152,7 @@ static void check_params(const convnd_problem *p, const size_model *m, convnd_st
         const int t = j - (3 - d), real = t >= 0;
         FUZZ_CHECK(p,
                    q.in[j] == (real ? p->input[t] : 1) && q.out[j] == (real ? m->out[t] : 1) &&
-                       q.k[j] == (real ? p->kernel[t] : 1) &&
-                       q.s[j] == (real ? p->stride[t] : 1) &&
+                       q.k[j] == (real ? p->kernel[t] : 1) && q.s[j] == (real ? p->stride[t] : 1) &&
                        q.d[j] == (real ? p->dilation[t] : 1) &&
                        q.p0[j] == (real ? p->pad_before[t] : 0) &&
                        q.p1[j] == (real ? p->pad_after[t] : 0),
@@ -176,8 +177,8 @@ static void check_params(const convnd_problem *p, const size_model *m, convnd_st
     FUZZ_CHECK(p, q.cin_g == p->C_in / p->groups && q.cout_g == p->C_out / p->groups,
                "params channels per group");
     const int64_t limit = (int64_t)1 << 31;
-    const int big = m->numel[CONVND_X] >= limit || m->numel[CONVND_W] >= limit ||
-                    m->numel[CONVND_Y] >= limit;
+    const int big =
+        m->numel[CONVND_X] >= limit || m->numel[CONVND_W] >= limit || m->numel[CONVND_Y] >= limit;
     FUZZ_CHECK(p, q.index64 == (big || index64_forced()),
                "params index64=%d but the largest tensor %s 2^31 elements", (int)q.index64,
                big ? "reaches" : "stays below");
@@ -270,8 +271,8 @@ static void check_public_supports(const convnd_problem *p, convnd_status st, fuz
     FUZZ_CHECK(p, ok == 0 || ok == 1, "convnd_schedule_supports returned %d", (int)ok);
     if (len) FUZZ_CHECK(p, memchr(reason, 0, len), "reason not terminated within %zu bytes", len);
     if (!spec || unknown || st != CONVND_OK)
-        FUZZ_CHECK(p, !ok, "convnd_schedule_supports('%s') accepted %s",
-                   spec ? spec : "(null)", st != CONVND_OK ? "an invalid problem" : "it");
+        FUZZ_CHECK(p, !ok, "convnd_schedule_supports('%s') accepted %s", spec ? spec : "(null)",
+                   st != CONVND_OK ? "an invalid problem" : "it");
     free(reason);
 }
 
@@ -362,8 +363,7 @@ static convnd_status expected_call_status(const convnd_problem *p, const i128 by
 
 static void check_call_contract(const convnd_problem *p, const size_model *m, fuzz_input *in) {
     const int64_t eb = m->elem_bytes;
-    const i128 bytes[FAKE_TENSORS] = {(i128)m->numel[CONVND_X] * eb,
-                                      (i128)m->numel[CONVND_W] * eb,
+    const i128 bytes[FAKE_TENSORS] = {(i128)m->numel[CONVND_X] * eb, (i128)m->numel[CONVND_W] * eb,
                                       (i128)m->numel[CONVND_BIAS] * eb,
                                       (i128)m->numel[CONVND_Y] * eb};
     const i128 y_bytes = (i128)m->numel[CONVND_Y] * eb;
@@ -419,8 +419,7 @@ static void check_call_contract(const convnd_problem *p, const size_model *m, fu
  * with no workspace needed returns OK without touching anything. */
 static void check_call_planning(const convnd_problem *p, const size_model *m, fuzz_input *in) {
     const int64_t eb = m->elem_bytes;
-    const i128 bytes[FAKE_TENSORS] = {(i128)m->numel[CONVND_X] * eb,
-                                      (i128)m->numel[CONVND_W] * eb,
+    const i128 bytes[FAKE_TENSORS] = {(i128)m->numel[CONVND_X] * eb, (i128)m->numel[CONVND_W] * eb,
                                       (i128)m->numel[CONVND_BIAS] * eb,
                                       (i128)m->numel[CONVND_Y] * eb};
     const uintptr_t y = (uintptr_t)1 << 40;
@@ -473,7 +472,8 @@ static void check_call_planning(const convnd_problem *p, const size_model *m, fu
     }
 }
 
-/* ---- text -------------------------------------------------------------------------------------- */
+/* ---- text --------------------------------------------------------------------------------------
+ */
 
 /* convnd_problem_string behaves like snprintf for any buffer size. */
 static void check_problem_string(const convnd_problem *p, fuzz_input *in) {
@@ -485,8 +485,11 @@ static void check_problem_string(const convnd_problem *p, fuzz_input *in) {
     char *buf = len ? malloc(len) : NULL;
     if (len && !buf) return;
     FUZZ_CHECK(p, convnd_problem_string(p, buf, len) == n, "length differs with buf_len=%zu", len);
-    if (len) FUZZ_CHECK(p, strncmp(buf, full, len - 1) == 0 && buf[len - 1 < (size_t)n ? len - 1 : (size_t)n] == '\0',
-                        "truncated text is not a terminated prefix");
+    if (len)
+        FUZZ_CHECK(p,
+                   strncmp(buf, full, len - 1) == 0 &&
+                       buf[len - 1 < (size_t)n ? len - 1 : (size_t)n] == '\0',
+                   "truncated text is not a terminated prefix");
     free(buf);
 }
 
@@ -501,7 +504,8 @@ void fuzz_exercise_problem(const convnd_problem *p, fuzz_input *in) {
                 st ? ": " : "", st ? convnd_last_error() : "");
     }
     check_output_size(p, &m, st);
-    for (int32_t which = CONVND_X; which <= CONVND_Z; ++which) check_describe(p, &m, st, which);
+    for (int32_t which = CONVND_X; which <= CONVND_Z; ++which)
+        check_describe(p, &m, st, which);
     check_describe(p, &m, st, fuzz_i32(in));
     check_metrics(p, &m, st);
     check_params(p, &m, st);

@@ -10,11 +10,12 @@
 #include "fuzz_input.h"
 
 /* Prints the message and the problem (may be NULL) and aborts: a finding. */
-void fuzz_fail(const convnd_problem *p, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void fuzz_fail(const convnd_problem *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
 
-#define FUZZ_CHECK(p, cond, ...)                                                                \
-    do {                                                                                        \
-        if (!(cond)) fuzz_fail(p, "check failed: " #cond "\n  " __VA_ARGS__);                   \
+#define FUZZ_CHECK(p, cond, ...)                                                                   \
+    do {                                                                                           \
+        if (!(cond)) fuzz_fail(p, "check failed: " #cond "\n  " __VA_ARGS__);                      \
     } while (0)
 
 /* An error status must be a known one and come with a message (callers clear the message

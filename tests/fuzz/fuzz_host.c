@@ -43,10 +43,10 @@ static void read_problem(fuzz_input *in, convnd_problem *p) {
     p->C_in = fuzz_i64(in);
     p->C_out = fuzz_i64(in);
     p->groups = fuzz_i64(in);
-    int64_t *lists[] = {p->input,    p->kernel,     p->stride,
-                        p->dilation, p->pad_before, p->pad_after};
+    int64_t *lists[] = {p->input, p->kernel, p->stride, p->dilation, p->pad_before, p->pad_after};
     for (int l = 0; l < 6; ++l)
-        for (int t = 0; t < CONVND_MAX_DIMS; ++t) lists[l][t] = fuzz_i64(in);
+        for (int t = 0; t < CONVND_MAX_DIMS; ++t)
+            lists[l][t] = fuzz_i64(in);
     p->dtype = (convnd_dtype)fuzz_i32(in);
     p->x_layout = (convnd_layout)fuzz_i32(in);
     p->w_layout = (convnd_layout)fuzz_i32(in);
@@ -64,7 +64,8 @@ static const convnd_shape *read_shape(fuzz_input *in, convnd_shape *s) {
     memset(s, 0, sizeof *s);
     s->rank = fuzz_i32(in);
     if (s->rank == -128) return NULL;
-    for (int i = 0; i < CONVND_MAX_RANK; ++i) s->v[i] = fuzz_i64(in);
+    for (int i = 0; i < CONVND_MAX_RANK; ++i)
+        s->v[i] = fuzz_i64(in);
     return s;
 }
 
@@ -73,7 +74,8 @@ static const convnd_ints *read_ints(fuzz_input *in, convnd_ints *l) {
     memset(l, 0, sizeof *l);
     if (!fuzz_flag(in)) return NULL;
     l->len = fuzz_i32(in);
-    for (int i = 0; i < CONVND_MAX_RANK; ++i) l->v[i] = fuzz_i64(in);
+    for (int i = 0; i < CONVND_MAX_RANK; ++i)
+        l->v[i] = fuzz_i64(in);
     return l;
 }
 
@@ -81,7 +83,8 @@ static const convnd_pads *read_pads(fuzz_input *in, convnd_pads *l) {
     memset(l, 0, sizeof *l);
     if (!fuzz_flag(in)) return NULL;
     l->len = fuzz_i32(in);
-    for (int i = 0; i < 2 * CONVND_MAX_RANK; ++i) l->v[i] = fuzz_i64(in);
+    for (int i = 0; i < 2 * CONVND_MAX_RANK; ++i)
+        l->v[i] = fuzz_i64(in);
     return l;
 }
 
@@ -117,16 +120,16 @@ static convnd_status call_binding(int e, fuzz_input *in, convnd_problem *out) {
         a.stride = read_ints(in, &a.l[0]), a.i0 = fuzz_i32(in);
         a.dilation = read_ints(in, &a.l[2]), a.groups = fuzz_i64(in);
         return convnd_bind_torch_conv_padding_mode(a.dims, a.x, a.w, a.bias_len, a.stride,
-                                                   (convnd_torch_padding)a.i0, a.dilation,
-                                                   a.groups, out);
+                                                   (convnd_torch_padding)a.i0, a.dilation, a.groups,
+                                                   out);
     case ENTRY_TORCH_CONV_TRANSPOSE:
         a.dims = fuzz_i32(in);
         a.x = read_shape(in, &a.a), a.w = read_shape(in, &a.b), a.bias_len = fuzz_i64(in);
         a.stride = read_ints(in, &a.l[0]), a.padding = read_ints(in, &a.l[1]);
         a.extra = read_ints(in, &a.l[3]), a.groups = fuzz_i64(in);
         a.dilation = read_ints(in, &a.l[2]);
-        return convnd_bind_torch_conv_transpose(a.dims, a.x, a.w, a.bias_len, a.stride,
-                                                a.padding, a.extra, a.groups, a.dilation, out);
+        return convnd_bind_torch_conv_transpose(a.dims, a.x, a.w, a.bias_len, a.stride, a.padding,
+                                                a.extra, a.groups, a.dilation, out);
     case ENTRY_TORCH_CONVOLUTION:
     case ENTRY_TORCH__CONVOLUTION:
         a.x = read_shape(in, &a.a), a.w = read_shape(in, &a.b), a.bias_len = fuzz_i64(in);
@@ -137,15 +140,15 @@ static convnd_status call_binding(int e, fuzz_input *in, convnd_problem *out) {
             return convnd_bind_torch_convolution(a.x, a.w, a.bias_len, a.stride, a.padding,
                                                  a.dilation, a.i0, a.extra, a.groups, out);
         a.i1 = fuzz_i32(in);
-        return convnd_bind_torch__convolution(a.x, a.w, a.bias_len, a.stride, a.padding,
-                                              a.dilation, a.i0, a.extra, a.groups, a.i1, out);
+        return convnd_bind_torch__convolution(a.x, a.w, a.bias_len, a.stride, a.padding, a.dilation,
+                                              a.i0, a.extra, a.groups, a.i1, out);
     case ENTRY_ONNX_CONV:
         a.x = read_shape(in, &a.a), a.w = read_shape(in, &a.b), a.bias_len = fuzz_i64(in);
         a.i0 = fuzz_i32(in), a.dilation = read_ints(in, &a.l[2]), a.groups = fuzz_i64(in);
         a.extra = read_ints(in, &a.l[3]), a.pads = read_pads(in, &a.pads_buf);
         a.stride = read_ints(in, &a.l[0]);
-        return convnd_bind_onnx_conv(a.x, a.w, a.bias_len, (convnd_onnx_auto_pad)a.i0,
-                                     a.dilation, a.groups, a.extra, a.pads, a.stride, out);
+        return convnd_bind_onnx_conv(a.x, a.w, a.bias_len, (convnd_onnx_auto_pad)a.i0, a.dilation,
+                                     a.groups, a.extra, a.pads, a.stride, out);
     case ENTRY_ONNX_CONV_TRANSPOSE:
         a.x = read_shape(in, &a.a), a.w = read_shape(in, &a.b), a.bias_len = fuzz_i64(in);
         a.i0 = fuzz_i32(in), a.dilation = read_ints(in, &a.l[2]), a.groups = fuzz_i64(in);
@@ -153,8 +156,8 @@ static convnd_status call_binding(int e, fuzz_input *in, convnd_problem *out) {
         a.extra2 = read_ints(in, &a.l[4]), a.pads = read_pads(in, &a.pads_buf);
         a.stride = read_ints(in, &a.l[0]);
         return convnd_bind_onnx_conv_transpose(a.x, a.w, a.bias_len, (convnd_onnx_auto_pad)a.i0,
-                                               a.dilation, a.groups, a.extra, a.padding,
-                                               a.extra2, a.pads, a.stride, out);
+                                               a.dilation, a.groups, a.extra, a.padding, a.extra2,
+                                               a.pads, a.stride, out);
     case ENTRY_TF_CONV:
         a.x = read_shape(in, &a.a), a.w = read_shape(in, &a.b), a.bias_len = fuzz_i64(in);
         a.stride = read_ints(in, &a.l[0]), a.i0 = fuzz_i32(in);
@@ -194,13 +197,13 @@ static void check_binding_result(int e, convnd_status st, const convnd_problem *
         return;
     }
     convnd_clear_error();
-    FUZZ_CHECK(out, convnd_validate(out) == CONVND_OK, "binding %d returned an invalid problem",
-               e);
+    FUZZ_CHECK(out, convnd_validate(out) == CONVND_OK, "binding %d returned an invalid problem", e);
     size_model m;
     size_model_eval(out, &m);
     FUZZ_CHECK(out, m.valid, "binding %d returned a problem the 128-bit model rejects", e);
-    FUZZ_CHECK(out, out->has_z == 0 && out->alpha == 1.0f && out->beta == 0.0f &&
-                        out->activation == CONVND_ACT_NONE && out->dtype == CONVND_F32,
+    FUZZ_CHECK(out,
+               out->has_z == 0 && out->alpha == 1.0f && out->beta == 0.0f &&
+                   out->activation == CONVND_ACT_NONE && out->dtype == CONVND_F32,
                "binding %d did not start from convnd_problem_init's epilogue and dtype", e);
 }
 

@@ -24,14 +24,14 @@ static const int64_t extreme_values[] = {
     -((int64_t)1 << 31),
     (int64_t)1 << 30,
     ((int64_t)1 << 30) + 1,
-    3037000499,  /* floor(sqrt(2^63)) */
-    3037000500,  /* its square passes INT64_MAX */
-    2097151,     /* floor(cbrt(2^63)) */
-    2097152,     /* 2^21: its cube is 2^63 */
-    46340,       /* floor(sqrt(2^31)) */
-    46341,       /* its square passes INT32_MAX */
-    1290,        /* floor(cbrt(2^31)) */
-    1291,        /* its cube passes INT32_MAX */
+    3037000499, /* floor(sqrt(2^63)) */
+    3037000500, /* its square passes INT64_MAX */
+    2097151,    /* floor(cbrt(2^63)) */
+    2097152,    /* 2^21: its cube is 2^63 */
+    46340,      /* floor(sqrt(2^31)) */
+    46341,      /* its square passes INT32_MAX */
+    1290,       /* floor(cbrt(2^31)) */
+    1291,       /* its cube passes INT32_MAX */
     65535,
     65536,
     (int64_t)1 << 20,
@@ -42,13 +42,18 @@ static const int64_t extreme_values[] = {
     (int64_t)UINT32_MAX,
 };
 
-uint8_t fuzz_byte(fuzz_input *in) { return in->pos < in->size ? in->data[in->pos++] : 0; }
+uint8_t fuzz_byte(fuzz_input *in) {
+    return in->pos < in->size ? in->data[in->pos++] : 0;
+}
 
-int fuzz_flag(fuzz_input *in) { return fuzz_byte(in) & 1; }
+int fuzz_flag(fuzz_input *in) {
+    return fuzz_byte(in) & 1;
+}
 
 static uint64_t raw_bits(fuzz_input *in, int bytes) {
     uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= (uint64_t)fuzz_byte(in) << (8 * i);
+    for (int i = 0; i < bytes; ++i)
+        v |= (uint64_t)fuzz_byte(in) << (8 * i);
     return v;
 }
 
@@ -77,9 +82,9 @@ int32_t fuzz_i32(fuzz_input *in) {
     return v;
 }
 
-static const float float_values[] = {0.0f, 1.0f,    -1.0f,   0.5f,    2.0f,     -0.0f,
-                                     NAN,  INFINITY, -INFINITY, FLT_MAX, -FLT_MAX, FLT_MIN,
-                                     1e-45f, 3.0f,  -2.5f,   1e30f};
+static const float float_values[] = {0.0f,   1.0f,     -1.0f,     0.5f,    2.0f,     -0.0f,
+                                     NAN,    INFINITY, -INFINITY, FLT_MAX, -FLT_MAX, FLT_MIN,
+                                     1e-45f, 3.0f,     -2.5f,     1e30f};
 
 float fuzz_f32(fuzz_input *in) {
     const uint8_t t = fuzz_byte(in);
@@ -90,11 +95,14 @@ float fuzz_f32(fuzz_input *in) {
     return f;
 }
 
-double fuzz_f64(fuzz_input *in) { return (double)fuzz_f32(in); }
+double fuzz_f64(fuzz_input *in) {
+    return (double)fuzz_f32(in);
+}
 
 void fuzz_string(fuzz_input *in, char *buf, size_t cap) {
     size_t n = fuzz_byte(in);
     if (n > cap - 1) n = cap - 1;
-    for (size_t i = 0; i < n; ++i) buf[i] = (char)fuzz_byte(in);
+    for (size_t i = 0; i < n; ++i)
+        buf[i] = (char)fuzz_byte(in);
     buf[n] = '\0';
 }

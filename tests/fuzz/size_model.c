@@ -7,7 +7,9 @@ typedef __int128 i128;
 
 static const i128 i64_max = INT64_MAX, i64_min = INT64_MIN;
 
-static int fits(i128 v) { return v >= i64_min && v <= i64_max; }
+static int fits(i128 v) {
+    return v >= i64_min && v <= i64_max;
+}
 
 /* a * b, saturated far past int64 (sizes here are >= 0, at most 2^63 each) */
 static i128 sat_mul(i128 a, i128 b) {
@@ -21,11 +23,12 @@ static int64_t dtype_bytes(int64_t dtype) {
     return dtype == CONVND_F32 ? 4 : (dtype == CONVND_F16 || dtype == CONVND_BF16) ? 2 : 0;
 }
 
-static void rule(size_model *m) { m->rule_broken = 1; }
+static void rule(size_model *m) {
+    m->rule_broken = 1;
+}
 
 /* Row-major strides, or dim 1 innermost for channels-last (rank > 2); size 0 counts as 1. */
-static void model_strides(const int64_t *shape, int32_t rank, int channels_last,
-                          int64_t *strides) {
+static void model_strides(const int64_t *shape, int32_t rank, int channels_last, int64_t *strides) {
     int32_t order[CONVND_MAX_RANK], n = 0;
     const int cl = channels_last && rank > 2;
     for (int32_t i = 0; i < rank; ++i)
@@ -99,6 +102,12 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
             /* floor division by S >= 1 */
             O = (c >= 0 ? c / S : -((-c + S - 1) / S)) + 1;
         }
+        /* the input position each tap reads, with its partial sums (kernels compute them) */
+        if (mode == 1) {
+            if (!fits(P0 - (E - 1)) || !fits(O - 1 + P0)) m->may_overflow = 1;
+        } else if (!fits(-P0) || !fits((O - 1) * S - P0) || !fits((O - 1) * S - P0 + E - 1)) {
+            m->may_overflow = 1;
+        }
         if (O < 1) {
             rule(m);
             sizes_ok = 0;
@@ -113,9 +122,9 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
      * is broken too (the library may check either first). */
     if (!sizes_ok || p->N < 0 || p->C_in < 0 || p->C_out < 0 || p->groups < 1) return;
     m->elem_bytes = dtype_bytes(dtype) ? dtype_bytes(dtype) : 1;
-    m->y_layout = yl == CONVND_LAYOUT_AUTO ? (xl == 1 || wl == 1 ? CONVND_CHANNELS_LAST
-                                                                 : CONVND_CHANNELS_FIRST)
-                                           : (convnd_layout)yl;
+    m->y_layout = yl == CONVND_LAYOUT_AUTO
+                      ? (xl == 1 || wl == 1 ? CONVND_CHANNELS_LAST : CONVND_CHANNELS_FIRST)
+                      : (convnd_layout)yl;
     const int fwd = mode == 0;
     int64_t shape[CONVND_MAX_RANK];
     int ok = 1;
