@@ -33,8 +33,11 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/convndConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/convndConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/convnd)
 
+# Relocatable: the prefix is found from the .pc file's own folder, so `cmake --install --prefix`
+# anywhere works.
+file(RELATIVE_PATH CONVND_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/convnd.pc CONTENT
-"prefix=${CMAKE_INSTALL_PREFIX}
+"prefix=\${pcfiledir}/${CONVND_PC_UP}
 libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
 includedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}
 
