@@ -8,9 +8,13 @@
  *   transposed: O = (I - 1)*S + E - P0 - P1
  *   y = act(alpha * acc + bias + beta * z)
  *
- * Thread safety: every function may be called from several host threads at once. The last-error
- * message is per thread. conv_nd never allocates device memory; scratch comes from the caller's
- * workspace (see convnd_workspace_size).
+ * Thread safety: every function may be called from several host threads at once (each thread
+ * with its own y and workspace; tests/test_concurrency.c). The last-error message is per thread.
+ * The autotune cache is shared by all threads, under a lock (its file too). Process-wide settings
+ * (convnd_set_device, the emulator controls, CONVND_* environment variables) should be set
+ * before threads start calling. On the emulated device, launches from several threads run one at
+ * a time. conv_nd never allocates device memory; scratch comes from the caller's workspace (see
+ * convnd_workspace_size).
  */
 #ifndef CONVND_H
 #define CONVND_H
