@@ -99,7 +99,13 @@ convnd_status convnd_validate(const convnd_problem *p);
 
 /* ---- tensors: shapes and strides ---------------------------------------------------------- */
 
-typedef enum convnd_tensor { CONVND_X = 0, CONVND_W = 1, CONVND_BIAS = 2, CONVND_Y = 3, CONVND_Z = 4 } convnd_tensor;
+typedef enum convnd_tensor {
+    CONVND_X = 0,
+    CONVND_W = 1,
+    CONVND_BIAS = 2,
+    CONVND_Y = 3,
+    CONVND_Z = 4
+} convnd_tensor;
 
 /* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
  * [C_in, C_out/g, K...], bias: [C_out], y and z: [N, C_out, O...]) and element strides for the
@@ -162,8 +168,8 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
  * when the problem does not use them. z may equal y; no other overlap with y is allowed. On any
  * error nothing is written to y. opts may be NULL. */
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
-                      const void *z, void *y, void *workspace, size_t workspace_bytes,
-                      void *stream, const convnd_options *opts);
+                      const void *z, void *y, void *workspace, size_t workspace_bytes, void *stream,
+                      const convnd_options *opts);
 
 /* ---- schedules ------------------------------------------------------------------------------ */
 
@@ -179,7 +185,7 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
 /* ---- devices: a real GPU, or the emulated device ("interpret mode") ------------------------ */
 
 typedef enum convnd_device {
-    CONVND_DEVICE_AUTO = 0,    /* the GPU when built with CUDA and one is present, else emulated */
+    CONVND_DEVICE_AUTO = 0, /* the GPU when built with CUDA and one is present, else emulated */
     CONVND_DEVICE_GPU = 1,
     CONVND_DEVICE_EMULATED = 2 /* kernels run on the CPU from the same .cu source */
 } convnd_device;
