@@ -12,9 +12,9 @@
  * groups, stride, dilation, asymmetric and negative padding (cropping, and the bias-only
  * extension of a negative padding_after), both layouts (mixed too), any channel count, the
  * epilogue. Stride 1 is the same code with one phase: the forward GEMM with the weight read
- * transposed and flipped. Channels-last x with C_in/g a multiple of 16 bytes takes the 16-byte
- * cp.async path for x (a pointwise variant of it when no phase has two taps along a dimension);
- * the transposed weight is always gathered per element (picked at launch, not refused).
+ * transposed and flipped. Channels-last x and weight with C_in/g and C_out/g multiples of 16
+ * bytes take 16-byte cp.async paths for both (x's pointwise variant when no phase has two taps
+ * along a dimension); anything else a per-element gather (picked at launch, not refused).
  *
  * Refused (supports() says why): forward mode; strides above 16 in a dimension or more than 64
  * phases (kernels/convT_limits.h: the phase tables travel in the kernel's parameters); problems
@@ -70,8 +70,8 @@ static const convT_tile convT_simt_tiles[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_C
 #define CONVT_COUNT(a) ((int32_t)(sizeof(a) / sizeof(a[0])))
 
 /* What both schedules share: transposed mode, the phase limits, 32-bit indices, grid limits. */
-static int32_t convT_supports_common(const convnd_problem *p, const convT_tile *tile,
-                                     char *reason, size_t reason_len) {
+static int32_t convT_supports_common(const convnd_problem *p, const convT_tile *tile, char *reason,
+                                     size_t reason_len) {
     if (p->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: convT implements transposed convolution only (igemm_tc "
@@ -93,8 +93,8 @@ static int32_t convT_supports_common(const convnd_problem *p, const convT_tile *
         return convnd_refuse(reason, reason_len,
                              "strides %lld x %lld x %lld make %lld output phases: convT handles "
                              "up to %d",
-                             (long long)params.s[0], (long long)params.s[1],
-                             (long long)params.s[2], (long long)phases, CONVND_CONVT_MAX_PHASES);
+                             (long long)params.s[0], (long long)params.s[1], (long long)params.s[2],
+                             (long long)phases, CONVND_CONVT_MAX_PHASES);
     if (convnd_igemm_needs_index64(&params))
         return convnd_refuse(reason, reason_len,
                              "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a "
@@ -138,8 +138,8 @@ static int32_t convT_simt_supports(const convnd_problem *p, int32_t config, char
 
 /* The heuristic table in the header comment. Configs are listed largest first, and the last
  * one takes whatever GEMM-shaped problem the larger tiles would not fill the GPU with. */
-static int32_t convT_worth_routing(const convnd_problem *p, const convT_tile *tiles,
-                                   int32_t count, int32_t config) {
+static int32_t convT_worth_routing(const convnd_problem *p, const convT_tile *tiles, int32_t count,
+                                   int32_t config) {
     if (p->mode != CONVND_TRANSPOSED || config < 0 || config >= count) return 0;
     const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
     if (cin_g < 8 || cout_g < 8) return 0;
@@ -147,7 +147,8 @@ static int32_t convT_worth_routing(const convnd_problem *p, const convT_tile *ti
     int64_t out[CONVND_MAX_DIMS];
     if (convnd_output_size(p, out) != CONVND_OK) return 0;
     int64_t m = p->N; /* fits: validation bounded the element counts */
-    for (int32_t t = 0; t < p->dims; ++t) m *= out[t];
+    for (int32_t t = 0; t < p->dims; ++t)
+        m *= out[t];
     const convT_tile *tile = &tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
                           (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;

@@ -93,7 +93,9 @@ typedef struct convT_config {
 #define MAX_CONVT_CONFIGS 32
 static convT_config convT_configs[MAX_CONVT_CONFIGS];
 
-static int is_convT(const char *name) { return strncmp(name, "convT_", 6) == 0; }
+static int is_convT(const char *name) {
+    return strncmp(name, "convT_", 6) == 0;
+}
 
 static size_t list_convT_configs(void) {
     size_t n = 0;
@@ -118,13 +120,13 @@ static const numerics *numerics_of(convT_config cc, size_t *count) {
 
 static uint64_t seed_of(const char *id, uint64_t salt) {
     uint64_t h = 0xcbf29ce484222325ull ^ salt;
-    for (const char *c = id; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    for (const char *c = id; *c; ++c)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
     return h;
 }
 
 /* Runs c in every thread order with `spec` forced and checks every element. */
-static void run_and_check(test_conv_case *c, const char *spec, const char *what,
-                          const char *text) {
+static void run_and_check(test_conv_case *c, const char *spec, const char *what, const char *text) {
     for (int order = 0; order < test_order_count(); ++order) {
         test_order_apply(order);
         const convnd_status st = test_case_run(c, spec);
@@ -138,8 +140,8 @@ static void run_and_check(test_conv_case *c, const char *spec, const char *what,
 }
 
 /* Sets up p (which spec must support), runs and checks it. */
-static void run_problem(const char *spec, const convnd_problem *p, const char *id,
-                        int z_in_place, uint64_t seed) {
+static void run_problem(const char *spec, const convnd_problem *p, const char *id, int z_in_place,
+                        uint64_t seed) {
     char err[512], text[512], reason[512], what[128];
     convnd_problem_format(text, sizeof text, p);
     cr_assert(convnd_schedule_supports(spec, p, reason, sizeof reason),
@@ -168,8 +170,8 @@ ParameterizedTest(convT_config *cc, transposed, phase_cases) {
             convnd_problem p;
             char err[512];
             cr_assert(test_problem_parse(convT_cases[i].problem, &p, err, sizeof err), "%s", err);
-            cr_assert(convnd_validate(&p) == CONVND_OK, "case %s is invalid: %s",
-                      convT_cases[i].id, convnd_last_error());
+            cr_assert(convnd_validate(&p) == CONVND_OK, "case %s is invalid: %s", convT_cases[i].id,
+                      convnd_last_error());
             p.dtype = num[k].dtype;
             p.math = num[k].math;
             run_problem(spec, &p, convT_cases[i].id, convT_cases[i].z_in_place,
@@ -315,10 +317,10 @@ Test(transposed, refusals_name_the_reason) {
     expect_refusal("convT_simt", tr, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
     expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=3 S=17", CONVND_F16, CONVND_MATH_DEFAULT,
                    "stride=17");
-    expect_refusal("convT_tc", "tr 3d Ci=8 Co=8 I=2 K=3 S=4,4,5", CONVND_F16,
-                   CONVND_MATH_DEFAULT, "80 output phases");
-    expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000",
-                   CONVND_F16, CONVND_MATH_DEFAULT, "64-bit");
+    expect_refusal("convT_tc", "tr 3d Ci=8 Co=8 I=2 K=3 S=4,4,5", CONVND_F16, CONVND_MATH_DEFAULT,
+                   "80 output phases");
+    expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000", CONVND_F16,
+                   CONVND_MATH_DEFAULT, "64-bit");
 }
 
 /* A forced convT schedule that does not support the problem is an error with the reason, not a
@@ -331,8 +333,7 @@ Test(transposed, forced_unsupported_is_an_error) {
     cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
     const convnd_status st = test_case_run(&c, "convT_simt:32x32x8_s2");
     cr_expect_eq(st, CONVND_ERR_UNSUPPORTED, "status %s", convnd_status_string(st));
-    cr_expect(strstr(convnd_last_error(), "stride=20") != NULL, "message: %s",
-              convnd_last_error());
+    cr_expect(strstr(convnd_last_error(), "stride=20") != NULL, "message: %s", convnd_last_error());
     for (int64_t i = 0; i < c.yd.numel; ++i)
         cr_assert(test_is_poison(p.dtype, c.hy, i), "y[%lld] was written", (long long)i);
     test_case_free(&c);
@@ -365,13 +366,11 @@ Test(transposed, planner_routes_transposed_problems) {
     /* stride 1 and a 1-D vocoder upsampler */
     expect_plan("tr 2d N=8 Ci=256 Co=256 I=32 K=3 P0=1 P1=1 f16 x=cl w=cl",
                 "convT_tc:128x128x32_s3");
-    expect_plan("tr 1d Ci=64 Co=32 I=100 K=16 S=8 P0=4 P1=4 f16 x=cl w=cl",
-                "convT_tc:32x64x32_s2");
+    expect_plan("tr 1d Ci=64 Co=32 I=100 K=16 S=8 P0=4 P1=4 f16 x=cl w=cl", "convT_tc:32x64x32_s2");
     /* f32: TF32 only when allowed, else exact FMA on CUDA cores */
     expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl tf32",
                 "convT_tc:128x128x32_s3");
-    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl",
-                "convT_simt:128x128x8_s3");
+    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl", "convT_simt:128x128x8_s3");
     expect_plan("tr 2d Ci=16 Co=16 I=8 K=4 S=2 P0=1 P1=1", "convT_simt:32x32x8_s2");
     /* tiny or not GEMM-shaped: the direct schedule */
     static const char *const others[] = {

@@ -95,8 +95,8 @@ ParameterizedTest(duality_config *dc, transposed_duality, against_forward_igemm)
     const convnd_schedule *s = convnd_schedule_table[dc->schedule];
     const int tc = strcmp(s->name, "convT_tc") == 0;
     const numerics *num = tc ? tc_numerics : simt_numerics;
-    const size_t nnum =
-        tc ? sizeof tc_numerics / sizeof tc_numerics[0] : sizeof simt_numerics / sizeof simt_numerics[0];
+    const size_t nnum = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
+                           : sizeof simt_numerics / sizeof simt_numerics[0];
     char t_spec[128], f_spec[128];
     snprintf(t_spec, sizeof t_spec, "%s:%s", s->name, s->config_names[dc->config]);
     /* the forward implicit GEMM's tile of the same name */

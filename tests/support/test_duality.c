@@ -26,7 +26,8 @@ convnd_problem test_dual_problem(const convnd_problem *f) {
 
 double test_dot(convnd_dtype dt, const void *a, const void *b, int64_t n) {
     double s = 0.0;
-    for (int64_t i = 0; i < n; ++i) s += convnd_ref_load(dt, a, i) * convnd_ref_load(dt, b, i);
+    for (int64_t i = 0; i < n; ++i)
+        s += convnd_ref_load(dt, a, i) * convnd_ref_load(dt, b, i);
     return s;
 }
 
