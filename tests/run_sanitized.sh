@@ -26,7 +26,7 @@ fi
 build=${CONVND_SANITIZE_BUILD_DIR:-build-sanitize}
 jobs=${CONVND_SANITIZE_JOBS:-$(nproc)}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE=ON -DCONVND_CUDA=OFF \
-  -DCONVND_BUILD_BENCH=OFF >/dev/null
+  -DCONVND_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" --target convnd_tests -j"$jobs"
 
 export CONVND_DEVICE=emulated
@@ -34,6 +34,8 @@ unset CONVND_SCHEDULE CONVND_FORCE_INDEX64
 # detect_stack_use_after_return works with the emulator's fibers: every switch is announced to
 # ASan (device/emu_fiber.c), fake stacks included. Leaks are reported at each test's exit.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1}
+# Leaks in third-party code only (Criterion's runner) are suppressed: tests/lsan.supp.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 filter=()

@@ -200,6 +200,55 @@ Test(depthwise, targeted_paths_match_reference) {
     }
 }
 
+/* Kernel sizes 1 to 33 along W (1-D, and 2-D square for the tiled paths), on every depthwise
+ * configuration that supports them: stream4/stream8 take K up to their window, cl_* stage large
+ * kernels through shared memory a few rows at a time, cf_tile holds the input tile plus halo.
+ * Odd channel count and multiplier 2 keep the scalar lanes and channel tails in play; padding
+ * alternates between "same", causal and a crop (negative P1), layouts between channels-last and
+ * channels-first. */
+Test(depthwise, kernel_sizes_1_to_33) {
+    static const char *const specs[] = {"depthwise:cl_r4", "depthwise:cl_r8", "depthwise:cf_tile",
+                                        "depthwise:stream4", "depthwise:stream8"};
+    int ran[sizeof specs / sizeof specs[0]] = {0};
+    for (int k = 1; k <= 33; ++k)
+        for (int dims = 1; dims <= 2; ++dims) {
+            char text[256];
+            const int same = (k - 1) / 2;
+            const char *layout = (k + dims) % 4 < 2 ? "x=cl w=cl" : "x=cf w=cf";
+            if (dims == 1)
+                snprintf(text, sizeof text,
+                         "fwd 1d N=2 Ci=5 Co=10 g=5 I=%d K=%d P0=%d P1=%d %s %s bias", k + 9, k,
+                         k % 3 == 1 ? k - 1 : same, k % 3 == 1 ? 0 : same - (k % 3 == 2),
+                         k % 2 ? "bf16" : "f16", layout);
+            else if (k % 2 == 1 || k == 2)
+                snprintf(text, sizeof text, "fwd 2d Ci=3 Co=3 g=3 I=%d,%d K=%d S=%d P0=%d P1=%d %s",
+                         k / 3 + 3, k / 2 + 4, k, 1 + k % 2, same, same, layout);
+            else
+                continue;
+            const convnd_problem p = parse(text);
+            for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+                char reason[512];
+                if (!convnd_schedule_supports(specs[i], &p, reason, sizeof reason)) continue;
+                test_conv_case c;
+                char err[512], why[32];
+                cr_assert(
+                    test_case_init(&c, &p, 0, 0x6b00 + (uint64_t)(k * 4 + dims), err, sizeof err),
+                    "%s", err);
+                snprintf(why, sizeof why, "K=%d, %d-D", k, dims);
+                run_all_orders(&c, specs[i], why);
+                test_case_free(&c);
+                ++ran[i];
+            }
+        }
+    /* the tiled paths take every size; the streams exactly the ones their window holds */
+    static const int expected_min[] = {50, 50, 50, 4, 8};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+        cr_log_info("%s: %d kernel-size problems", specs[i], ran[i]);
+        cr_expect(ran[i] >= expected_min[i], "%s ran only %d of the kernel sizes", specs[i],
+                  ran[i]);
+    }
+}
+
 /* A device copy of host data starting one element past a 16-byte boundary; *base is what to
  * free. */
 static void *misaligned_upload(const test_conv_case *c, const void *host, int64_t n, void **base) {

@@ -246,6 +246,59 @@ ParameterizedTest(convT_config *cc, transposed, random_problems) {
     }
 }
 
+/* ---- the table, exhaustively: strides 1-4 x dilation 1-3 x kernels 1-16 ------------ */
+
+/* Every (S, D, K) of the table as a 1-D problem on each schedule's smallest tile (the phase
+ * tables do not depend on the tile; the tiles' own tails are the cases above). Padding is the
+ * output_padding form (P1 = P0 - op, so negative) or a crop, groups and layouts alternate, and
+ * the dtype rotates through the schedule's numerics. */
+ParameterizedTestParameters(transposed, stride_dilation_kernel_table) {
+    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+}
+
+ParameterizedTest(convT_config *cc, transposed, stride_dilation_kernel_table) {
+    const convnd_schedule *s = convnd_schedule_table[cc->schedule];
+    if (cc->config != s->num_configs - 1) return; /* the smallest tile (listed last) */
+    char spec[128];
+    spec_of(*cc, spec, sizeof spec);
+    size_t nnum;
+    const numerics *num = numerics_of(*cc, &nnum);
+    int n = 0;
+    for (int64_t st = 1; st <= 4; ++st)
+        for (int64_t d = 1; d <= 3; ++d)
+            for (int64_t k = 1; k <= 16; ++k, ++n) {
+                convnd_problem p;
+                convnd_problem_init(&p, 1);
+                p.mode = CONVND_TRANSPOSED;
+                p.groups = 1 + (n % 2);
+                p.C_in = p.groups * ((n % 3) ? 8 : 5);
+                p.C_out = p.groups * (3 + n % 7);
+                p.kernel[0] = k;
+                p.stride[0] = st;
+                p.dilation[0] = d;
+                p.input[0] = 3 + n % 4;
+                /* output (I-1)S + E - P0 - P1 with P1 = P0 - op (output_padding op); every
+                 * fifth problem crops as far as that leaves one output (past the kernel when
+                 * the input is long enough) */
+                const int64_t e = d * (k - 1) + 1, op = n % st;
+                const int64_t crop = ((p.input[0] - 1) * st + e + op - 1) / 2;
+                p.pad_before[0] = (n % 5 == 4) ? crop : (e - 1) / 2;
+                p.pad_after[0] = p.pad_before[0] - op;
+                p.x_layout = (convnd_layout)(n % 2);
+                p.w_layout = (convnd_layout)((n / 2) % 2);
+                p.has_bias = n % 3 == 0;
+                p.dtype = num[n % nnum].dtype;
+                p.math = num[n % nnum].math;
+                cr_assert(convnd_validate(&p) == CONVND_OK, "S=%lld D=%lld K=%lld invalid: %s",
+                          (long long)st, (long long)d, (long long)k, convnd_last_error());
+                char id[80];
+                snprintf(id, sizeof id, "S=%lld D=%lld K=%lld", (long long)st, (long long)d,
+                         (long long)k);
+                run_problem(spec, &p, id, 0, seed_of(id, 11));
+            }
+    cr_log_info("%s: %d (stride, dilation, kernel) problems", spec, n);
+}
+
 /* ---- misaligned x: the vector path's alignment test must send it down the gather path ------- */
 
 /* Device copy of host data of n elements, starting one element past a 16-byte boundary. *base
