@@ -78,7 +78,9 @@ t0=$(elapsed)
 { bounded 60 cmake -S . -B "$build" "${cmake_args[@]}" &&
   bounded 270 cmake --build "$build" -j"$jobs"; } >>"$out/build.log" 2>&1
 build_rc=$?
-sm90=$(cuobjdump --list-elf "$build/libconvnd.a" 2>/dev/null | grep -c sm_90)
+# cuobjdump: the toolkit's, else the copy kernels/static_check.py installs from PyPI
+cuobjdump=$(command -v cuobjdump || ls "${XDG_CACHE_HOME:-$HOME/.cache}"/convnd-static-check/*/nvidia/cu13/bin/cuobjdump 2>/dev/null | head -1)
+sm90=$([ -n "$cuobjdump" ] && "$cuobjdump" --list-elf "$build/libconvnd.a" 2>/dev/null | grep -c sm_90)
 note "build: rc=$build_rc in $(($(elapsed) - t0)) s; sm_90 ELF images in libconvnd.a: ${sm90:-?}" \
      "(CUDA: $(grep -o 'CUDA kernels [A-Z]*' "$out/build.log" | head -1);" \
      "$(grep -o 'cuDNN peer\|cuDNN not found' "$out/build.log" | head -1))"

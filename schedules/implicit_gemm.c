@@ -35,108 +35,41 @@
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
-#include "igemm_configs.h"
+#include "gemm_tiles.h"
 
 CONVND_DECLARE_LAUNCHER(igemm_tc_f16);
 CONVND_DECLARE_LAUNCHER(igemm_tc_bf16);
 CONVND_DECLARE_LAUNCHER(igemm_tc_tf32);
 CONVND_DECLARE_LAUNCHER(igemm_simt);
 
-/* kernels/igemm_limits.cu: the kernels use 32-bit indices. */
-int convnd_igemm_needs_index64(const convnd_conv_params *p);
-
-/* One configuration's tile, as the planner's table needs it. */
-typedef struct igemm_tile {
-    int32_t bm, bn;
-} igemm_tile;
-
-#define CONVND_IGEMM_NAME(cname, ...) #cname,
-#define CONVND_IGEMM_TILE(cname, BM, BN, ...) {BM, BN},
-static const char *const igemm_tc_configs[] = {CONVND_IGEMM_TC_CONFIGS(CONVND_IGEMM_NAME)};
-static const igemm_tile igemm_tc_tiles[] = {CONVND_IGEMM_TC_CONFIGS(CONVND_IGEMM_TILE)};
-static const char *const igemm_simt_configs[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_IGEMM_NAME)};
-static const igemm_tile igemm_simt_tiles[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_IGEMM_TILE)};
-#undef CONVND_IGEMM_NAME
-#undef CONVND_IGEMM_TILE
-
-#define IGEMM_COUNT(a) ((int32_t)(sizeof(a) / sizeof(a[0])))
-
-/* What both schedules share: forward mode, 32-bit indices, grid limits. */
-static int32_t igemm_supports_common(const convnd_problem *p, const igemm_tile *tile, char *reason,
-                                     size_t reason_len) {
-    if (p->mode != CONVND_FORWARD)
-        return convnd_refuse(reason, reason_len,
-                             "mode=%s: the implicit GEMM implements forward convolution only",
-                             convnd_mode_name(p->mode));
-    convnd_conv_params params;
-    if (convnd_params_from_problem(p, &params) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
-    if (convnd_igemm_needs_index64(&params))
-        return convnd_refuse(
-            reason, reason_len,
-            "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a padding "
-            "this large): the implicit GEMM indexes in 32 bits",
-            (long long)params.x_numel, (long long)params.w_numel, (long long)params.y_numel);
-    if (params.groups > 65535)
-        return convnd_refuse(reason, reason_len, "groups=%lld exceeds the grid's 65535 z blocks",
-                             (long long)params.groups);
-    if ((params.cout_g + tile->bn - 1) / tile->bn > 65535)
-        return convnd_refuse(reason, reason_len,
-                             "C_out/groups=%lld needs more than 65535 column blocks of %d",
-                             (long long)params.cout_g, (int)tile->bn);
-    return 1;
+/* The implicit GEMM's own refusal: transposed mode (convT_* runs those). */
+static int32_t igemm_forward_only(const convnd_problem *p, char *reason, size_t reason_len) {
+    if (p->mode == CONVND_FORWARD) return 1;
+    return convnd_refuse(reason, reason_len,
+                         "mode=%s: the implicit GEMM implements forward convolution only",
+                         convnd_mode_name(p->mode));
 }
 
 static int32_t igemm_tc_supports(const convnd_problem *p, int32_t config, char *reason,
                                  size_t reason_len) {
-    if (config < 0 || config >= IGEMM_COUNT(igemm_tc_configs))
-        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
-        return convnd_refuse(reason, reason_len,
-                             "dtype=f32 with math=default (exact FMA): tensor cores need "
-                             "math=ALLOW_TF32 (igemm_simt runs exact f32)");
-    if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
-        return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
-    return igemm_supports_common(p, &igemm_tc_tiles[config], reason, reason_len);
+    return igemm_forward_only(p, reason, reason_len) &&
+           convnd_gemm_supports(p, &convnd_gemm_tc_tiles, config, 1, "igemm_tc", "igemm_simt",
+                                reason, reason_len);
 }
 
 static int32_t igemm_simt_supports(const convnd_problem *p, int32_t config, char *reason,
                                    size_t reason_len) {
-    if (config < 0 || config >= IGEMM_COUNT(igemm_simt_configs))
-        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (p->dtype != CONVND_F32)
-        return convnd_refuse(reason, reason_len,
-                             "dtype=%s: the CUDA-core implicit GEMM is f32 only (igemm_tc runs f16 "
-                             "and bf16)",
-                             convnd_dtype_name(p->dtype));
-    return igemm_supports_common(p, &igemm_simt_tiles[config], reason, reason_len);
-}
-
-/* The heuristic table in the header comment. Configs are listed largest first, and the last
- * one takes whatever GEMM-shaped problem the larger tiles would not fill the GPU with. */
-static int32_t igemm_worth_routing(const convnd_problem *p, const igemm_tile *tiles, int32_t count,
-                                   int32_t config) {
-    if (p->mode != CONVND_FORWARD || config < 0 || config >= count) return 0;
-    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
-    if (cin_g < 8 || cout_g < 8) return 0;
-    if (config == count - 1) return 1;
-    int64_t out[CONVND_MAX_DIMS];
-    if (convnd_output_size(p, out) != CONVND_OK) return 0;
-    int64_t m = p->N; /* fits: validation bounded the element counts */
-    for (int32_t t = 0; t < p->dims; ++t)
-        m *= out[t];
-    const igemm_tile *tile = &tiles[config];
-    const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
-                          (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
-    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 96.0;
+    return igemm_forward_only(p, reason, reason_len) &&
+           convnd_gemm_supports(p, &convnd_gemm_simt_tiles, config, 0, "igemm_simt", "igemm_tc",
+                                reason, reason_len);
 }
 
 static int32_t igemm_tc_worth_routing(const convnd_problem *p, int32_t config) {
-    return igemm_worth_routing(p, igemm_tc_tiles, IGEMM_COUNT(igemm_tc_tiles), config);
+    return convnd_gemm_worth_routing(p, CONVND_FORWARD, &convnd_gemm_tc_tiles, config);
 }
 
 static int32_t igemm_simt_worth_routing(const convnd_problem *p, int32_t config) {
-    return igemm_worth_routing(p, igemm_simt_tiles, IGEMM_COUNT(igemm_simt_tiles), config);
+    return convnd_gemm_worth_routing(p, CONVND_FORWARD, &convnd_gemm_simt_tiles, config);
 }
 
 static convnd_status igemm_tc_launch(const convnd_launch_args *a) {
@@ -156,8 +89,8 @@ static convnd_status igemm_simt_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_igemm_tc = {
     .name = "igemm_tc",
-    .num_configs = IGEMM_COUNT(igemm_tc_configs),
-    .config_names = igemm_tc_configs,
+    .num_configs = CONVND_GEMM_TC_COUNT,
+    .config_names = convnd_gemm_tc_names,
     .supports = igemm_tc_supports,
     .worth_routing = igemm_tc_worth_routing,
     .workspace_size = NULL,
@@ -166,8 +99,8 @@ const convnd_schedule convnd_schedule_igemm_tc = {
 
 const convnd_schedule convnd_schedule_igemm_simt = {
     .name = "igemm_simt",
-    .num_configs = IGEMM_COUNT(igemm_simt_configs),
-    .config_names = igemm_simt_configs,
+    .num_configs = CONVND_GEMM_SIMT_COUNT,
+    .config_names = convnd_gemm_simt_names,
     .supports = igemm_simt_supports,
     .worth_routing = igemm_simt_worth_routing,
     .workspace_size = NULL,

@@ -39,15 +39,15 @@ extern const int32_t convnd_schedule_table_size;
 
 /* Kernel launchers live in kernels/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and with
  * the host C++ compiler for the emulated device (convnd_emu_NAME). */
-#define CONVND_DECLARE_LAUNCHER(name)                                                           \
-    convnd_status convnd_emu_##name(const convnd_launch_args *a);                              \
+#define CONVND_DECLARE_LAUNCHER(name)                                                              \
+    convnd_status convnd_emu_##name(const convnd_launch_args *a);                                  \
     convnd_status convnd_gpu_##name(const convnd_launch_args *a)
 
 #ifdef CONVND_HAVE_CUDA
-#define CONVND_CALL_LAUNCHER(name, a)                                                           \
+#define CONVND_CALL_LAUNCHER(name, a)                                                              \
     ((a)->device == CONVND_DEVICE_GPU ? convnd_gpu_##name(a) : convnd_emu_##name(a))
 #else
-#define CONVND_CALL_LAUNCHER(name, a)                                                           \
+#define CONVND_CALL_LAUNCHER(name, a)                                                              \
     ((a)->device == CONVND_DEVICE_GPU ? CONVND_ERR_DEVICE : convnd_emu_##name(a))
 #endif
 

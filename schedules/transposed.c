@@ -43,7 +43,7 @@
 #include "error.h"
 #include "problem_internal.h"
 #include "refuse.h"
-#include "igemm_configs.h"
+#include "gemm_tiles.h"
 #include "convT_limits.h"
 
 CONVND_DECLARE_LAUNCHER(convT_tc_f16);
@@ -51,27 +51,8 @@ CONVND_DECLARE_LAUNCHER(convT_tc_bf16);
 CONVND_DECLARE_LAUNCHER(convT_tc_tf32);
 CONVND_DECLARE_LAUNCHER(convT_simt);
 
-/* kernels/igemm_limits.cu: the kernels use 32-bit indices. */
-int convnd_igemm_needs_index64(const convnd_conv_params *p);
-
-typedef struct convT_tile {
-    int32_t bm, bn;
-} convT_tile;
-
-#define CONVND_CONVT_NAME(cname, ...) #cname,
-#define CONVND_CONVT_TILE(cname, BM, BN, ...) {BM, BN},
-static const char *const convT_tc_configs[] = {CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_NAME)};
-static const convT_tile convT_tc_tiles[] = {CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_TILE)};
-static const char *const convT_simt_configs[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_CONVT_NAME)};
-static const convT_tile convT_simt_tiles[] = {CONVND_IGEMM_SIMT_CONFIGS(CONVND_CONVT_TILE)};
-#undef CONVND_CONVT_NAME
-#undef CONVND_CONVT_TILE
-
-#define CONVT_COUNT(a) ((int32_t)(sizeof(a) / sizeof(a[0])))
-
-/* What both schedules share: transposed mode, the phase limits, 32-bit indices, grid limits. */
-static int32_t convT_supports_common(const convnd_problem *p, const convT_tile *tile, char *reason,
-                                     size_t reason_len) {
+/* convT's own refusals: forward mode, and the phase limits. */
+static int32_t convT_mode_and_phases(const convnd_problem *p, char *reason, size_t reason_len) {
     if (p->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: convT implements transposed convolution only (igemm_tc "
@@ -95,72 +76,30 @@ static int32_t convT_supports_common(const convnd_problem *p, const convT_tile *
                              "up to %d",
                              (long long)params.s[0], (long long)params.s[1], (long long)params.s[2],
                              (long long)phases, CONVND_CONVT_MAX_PHASES);
-    if (convnd_igemm_needs_index64(&params))
-        return convnd_refuse(reason, reason_len,
-                             "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a "
-                             "padding this large): convT indexes in 32 bits",
-                             (long long)params.x_numel, (long long)params.w_numel,
-                             (long long)params.y_numel);
-    if (params.groups > 65535)
-        return convnd_refuse(reason, reason_len, "groups=%lld exceeds the grid's 65535 z blocks",
-                             (long long)params.groups);
-    if ((params.cout_g + tile->bn - 1) / tile->bn > 65535)
-        return convnd_refuse(reason, reason_len,
-                             "C_out/groups=%lld needs more than 65535 column blocks of %d",
-                             (long long)params.cout_g, (int)tile->bn);
     return 1;
 }
 
 static int32_t convT_tc_supports(const convnd_problem *p, int32_t config, char *reason,
                                  size_t reason_len) {
-    if (config < 0 || config >= CONVT_COUNT(convT_tc_configs))
-        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
-        return convnd_refuse(reason, reason_len,
-                             "dtype=f32 with math=default (exact FMA): tensor cores need "
-                             "math=ALLOW_TF32 (convT_simt runs exact f32)");
-    if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
-        return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
-    return convT_supports_common(p, &convT_tc_tiles[config], reason, reason_len);
+    return convT_mode_and_phases(p, reason, reason_len) &&
+           convnd_gemm_supports(p, &convnd_gemm_tc_tiles, config, 1, "convT_tc", "convT_simt",
+                                reason, reason_len);
 }
 
 static int32_t convT_simt_supports(const convnd_problem *p, int32_t config, char *reason,
                                    size_t reason_len) {
-    if (config < 0 || config >= CONVT_COUNT(convT_simt_configs))
-        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (p->dtype != CONVND_F32)
-        return convnd_refuse(reason, reason_len,
-                             "dtype=%s: the CUDA-core convT is f32 only (convT_tc runs f16 and "
-                             "bf16)",
-                             convnd_dtype_name(p->dtype));
-    return convT_supports_common(p, &convT_simt_tiles[config], reason, reason_len);
+    return convT_mode_and_phases(p, reason, reason_len) &&
+           convnd_gemm_supports(p, &convnd_gemm_simt_tiles, config, 0, "convT_simt", "convT_tc",
+                                reason, reason_len);
 }
 
-/* The heuristic table in the header comment. Configs are listed largest first, and the last
- * one takes whatever GEMM-shaped problem the larger tiles would not fill the GPU with. */
-static int32_t convT_worth_routing(const convnd_problem *p, const convT_tile *tiles, int32_t count,
-                                   int32_t config) {
-    if (p->mode != CONVND_TRANSPOSED || config < 0 || config >= count) return 0;
-    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
-    if (cin_g < 8 || cout_g < 8) return 0;
-    if (config == count - 1) return 1;
-    int64_t out[CONVND_MAX_DIMS];
-    if (convnd_output_size(p, out) != CONVND_OK) return 0;
-    int64_t m = p->N; /* fits: validation bounded the element counts */
-    for (int32_t t = 0; t < p->dims; ++t)
-        m *= out[t];
-    const convT_tile *tile = &tiles[config];
-    const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
-                          (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
-    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 96.0;
-}
-
+/* The heuristic table in the header comment (the forward implicit GEMM's). */
 static int32_t convT_tc_worth_routing(const convnd_problem *p, int32_t config) {
-    return convT_worth_routing(p, convT_tc_tiles, CONVT_COUNT(convT_tc_tiles), config);
+    return convnd_gemm_worth_routing(p, CONVND_TRANSPOSED, &convnd_gemm_tc_tiles, config);
 }
 
 static int32_t convT_simt_worth_routing(const convnd_problem *p, int32_t config) {
-    return convT_worth_routing(p, convT_simt_tiles, CONVT_COUNT(convT_simt_tiles), config);
+    return convnd_gemm_worth_routing(p, CONVND_TRANSPOSED, &convnd_gemm_simt_tiles, config);
 }
 
 static convnd_status convT_tc_launch(const convnd_launch_args *a) {
@@ -180,8 +119,8 @@ static convnd_status convT_simt_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_convT_tc = {
     .name = "convT_tc",
-    .num_configs = CONVT_COUNT(convT_tc_configs),
-    .config_names = convT_tc_configs,
+    .num_configs = CONVND_GEMM_TC_COUNT,
+    .config_names = convnd_gemm_tc_names,
     .supports = convT_tc_supports,
     .worth_routing = convT_tc_worth_routing,
     .workspace_size = NULL,
@@ -190,8 +129,8 @@ const convnd_schedule convnd_schedule_convT_tc = {
 
 const convnd_schedule convnd_schedule_convT_simt = {
     .name = "convT_simt",
-    .num_configs = CONVT_COUNT(convT_simt_configs),
-    .config_names = convT_simt_configs,
+    .num_configs = CONVND_GEMM_SIMT_COUNT,
+    .config_names = convnd_gemm_simt_names,
     .supports = convT_simt_supports,
     .worth_routing = convT_simt_worth_routing,
     .workspace_size = NULL,

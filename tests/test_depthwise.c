@@ -12,6 +12,7 @@
 #include "test_conv_case.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
+#include "test_schedule_runs.h"
 
 TestSuite(depthwise, .timeout = 600);
 
@@ -170,33 +171,11 @@ static const path_case paths[] = {
      "stem, 4 channel blocks x several tiles", 0},
 };
 
-/* Runs c on spec in every thread order; each result checked against the reference. */
-static void run_all_orders(test_conv_case *c, const char *spec, const char *what) {
-    char text[512];
-    convnd_problem_format(text, sizeof text, &c->p);
-    for (int order = 0; order < test_order_count(); ++order) {
-        test_order_apply(order);
-        const convnd_status st = test_case_run(c, spec);
-        char msg[1024] = "";
-        const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
-        cr_expect(ok, "%s (%s, order %s): %s%s\n  problem: %s", spec, what, test_order_name(order),
-                  st == CONVND_OK ? "" : convnd_status_string(st),
-                  st == CONVND_OK ? msg : convnd_last_error(), text);
-    }
-}
-
 Test(depthwise, targeted_paths_match_reference) {
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; ++i) {
         const path_case *t = &paths[i];
         const convnd_problem p = parse(t->problem);
-        char reason[512];
-        cr_assert(convnd_schedule_supports(t->spec, &p, reason, sizeof reason),
-                  "%s does not support %s: %s", t->spec, t->problem, reason);
-        test_conv_case c;
-        char err[512];
-        cr_assert(test_case_init(&c, &p, t->z_in_place, 0x7d00 + i, err, sizeof err), "%s", err);
-        run_all_orders(&c, t->spec, t->why);
-        test_case_free(&c);
+        test_run_supported_case(t->spec, &p, t->why, t->z_in_place, 0x7d00 + i);
     }
 }
 
@@ -235,7 +214,7 @@ Test(depthwise, kernel_sizes_1_to_33) {
                     test_case_init(&c, &p, 0, 0x6b00 + (uint64_t)(k * 4 + dims), err, sizeof err),
                     "%s", err);
                 snprintf(why, sizeof why, "K=%d, %d-D", k, dims);
-                run_all_orders(&c, specs[i], why);
+                test_run_all_orders(&c, specs[i], why);
                 test_case_free(&c);
                 ++ran[i];
             }
@@ -247,16 +226,6 @@ Test(depthwise, kernel_sizes_1_to_33) {
         cr_expect(ran[i] >= expected_min[i], "%s ran only %d of the kernel sizes", specs[i],
                   ran[i]);
     }
-}
-
-/* A device copy of host data starting one element past a 16-byte boundary; *base is what to
- * free. */
-static void *misaligned_upload(const test_conv_case *c, const void *host, int64_t n, void **base) {
-    *base = test_device_upload(c->p.dtype, NULL, n + 1);
-    cr_assert(*base, "allocation failed");
-    void *p = (char *)*base + c->esize;
-    if (host) cr_assert_eq(convnd_memcpy_h2d(p, host, c->esize * (size_t)n), CONVND_OK);
-    return p;
 }
 
 /* The 16-byte paths must notice pointers that are not 16-byte aligned and go element by
@@ -276,10 +245,11 @@ Test(depthwise, misaligned_pointers_take_the_element_path) {
         char err[512];
         cr_assert(test_case_init(&c, &p, 0, 0x3a11 + i, err, sizeof err), "%s", err);
         void *dx = c.dx, *dy = c.dy, *dz = c.dz, *bx, *by, *bz;
-        c.dx = misaligned_upload(&c, c.hx, c.xd.numel, &bx);
-        c.dy = misaligned_upload(&c, NULL, c.yd.numel, &by);
-        c.dz = misaligned_upload(&c, c.hz, c.yd.numel, &bz);
-        run_all_orders(&c, specs[i], "x, y and z one element off 16 bytes");
+        c.dx = test_upload_misaligned(c.hx, c.xd.numel, c.esize, &bx);
+        c.dy = test_upload_misaligned(NULL, c.yd.numel, c.esize, &by);
+        c.dz = test_upload_misaligned(c.hz, c.yd.numel, c.esize, &bz);
+        cr_assert(c.dx && c.dy && c.dz, "device upload failed");
+        test_run_all_orders(&c, specs[i], "x, y and z one element off 16 bytes");
         c.dx = dx, c.dy = dy, c.dz = dz;
         convnd_free(bx);
         convnd_free(by);

@@ -22,29 +22,16 @@
 #include "test_problem_text.h"
 #include "test_random.h"
 #include "test_random_problem.h"
+#include "test_schedule_runs.h"
 #include "test_tolerance.h"
 
 /* ---- the parameter list: every (schedule, config) of the registry ------------------------- */
 
-typedef struct schedule_config {
-    int32_t schedule, config;
-} schedule_config;
-
 #define MAX_SCHEDULE_CONFIGS 256
-static schedule_config all_schedule_configs[MAX_SCHEDULE_CONFIGS];
+static test_schedule_config all_schedule_configs[MAX_SCHEDULE_CONFIGS];
 
 static size_t list_schedule_configs(void) {
-    size_t n = 0;
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
-        for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
-            if (n < MAX_SCHEDULE_CONFIGS) all_schedule_configs[n++] = (schedule_config){i, c};
-    return n;
-}
-
-/* "name:config" */
-static void spec_of(schedule_config sc, char *buf, size_t len) {
-    const convnd_schedule *s = convnd_schedule_table[sc.schedule];
-    snprintf(buf, len, "%s:%s", s->name, s->config_names[sc.config]);
+    return test_list_schedule_configs(NULL, all_schedule_configs, MAX_SCHEDULE_CONFIGS);
 }
 
 /* ---- the feature table ------------------------------------------------------------------- */
@@ -163,38 +150,14 @@ static const feature_case feature_table[] = {
 
 /* ---- running one case on one schedule:config ---------------------------------------------- */
 
-/* Seed of a case: a hash of its id, so cases stay reproducible when the table changes. */
-static uint64_t seed_of(const char *id, uint64_t salt) {
-    uint64_t h = 0xcbf29ce484222325ull ^ salt;
-    for (const char *c = id; *c; ++c)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return h;
-}
-
 /* Runs the case in every thread order and checks each result. Returns 1 when the schedule
  * supports the problem (and so ran), 0 when skipped. Failures are reported with cr_expect. */
-static int run_case(schedule_config sc, const char *case_id, const convnd_problem *p,
+static int run_case(test_schedule_config sc, const char *case_id, const convnd_problem *p,
                     int z_in_place, uint64_t seed) {
-    char spec[128], text[512], reason[512];
-    spec_of(sc, spec, sizeof spec);
-    convnd_problem_format(text, sizeof text, p);
-    if (!convnd_schedule_supports(spec, p, reason, sizeof reason)) return 0;
-
-    test_conv_case c;
-    char err[512];
-    cr_assert(test_case_init(&c, p, z_in_place, seed, err, sizeof err),
-              "%s case %s: setup failed: %s\n  problem: %s", spec, case_id, err, text);
-    for (int order = 0; order < test_order_count(); ++order) {
-        test_order_apply(order);
-        const convnd_status st = test_case_run(&c, spec);
-        char msg[1024] = "";
-        const int ok = st == CONVND_OK && test_case_check(&c, msg, sizeof msg);
-        cr_expect(ok, "%s case %s (order %s%s): %s%s%s\n  problem: %s", spec, case_id,
-                  test_order_name(order), z_in_place ? ", z == y" : "",
-                  st == CONVND_OK ? "" : convnd_status_string(st), st == CONVND_OK ? "" : ": ",
-                  st == CONVND_OK ? msg : convnd_last_error(), text);
-    }
-    test_case_free(&c);
+    char spec[128];
+    test_schedule_spec(sc, spec, sizeof spec);
+    if (!convnd_schedule_supports(spec, p, NULL, 0)) return 0;
+    test_run_supported_case(spec, p, case_id, z_in_place, seed);
     return 1;
 }
 
@@ -203,10 +166,10 @@ static int run_case(schedule_config sc, const char *case_id, const convnd_proble
 TestSuite(forced_schedules, .timeout = 600);
 
 ParameterizedTestParameters(forced_schedules, feature_table) {
-    return cr_make_param_array(schedule_config, all_schedule_configs, list_schedule_configs());
+    return cr_make_param_array(test_schedule_config, all_schedule_configs, list_schedule_configs());
 }
 
-ParameterizedTest(schedule_config *sc, forced_schedules, feature_table) {
+ParameterizedTest(test_schedule_config *sc, forced_schedules, feature_table) {
     int ran = 0;
     for (size_t i = 0; i < FEATURE_COUNT; ++i) {
         const feature_case *f = &feature_table[i];
@@ -215,10 +178,10 @@ ParameterizedTest(schedule_config *sc, forced_schedules, feature_table) {
         cr_assert(test_problem_parse(f->problem, &p, err, sizeof err), "feature table: %s", err);
         cr_assert(convnd_validate(&p) == CONVND_OK, "feature table case %s is invalid: %s", f->id,
                   convnd_last_error());
-        ran += run_case(*sc, f->id, &p, f->z_in_place, seed_of(f->id, 0));
+        ran += run_case(*sc, f->id, &p, f->z_in_place, test_seed_of(f->id, 0));
     }
     char spec[128];
-    spec_of(*sc, spec, sizeof spec);
+    test_schedule_spec(*sc, spec, sizeof spec);
     cr_log_info("%s: %d of %zu feature-table cases ran, %d thread orders each", spec, ran,
                 FEATURE_COUNT, test_order_count());
     cr_assert(ran > 0, "%s supports none of the %zu feature-table cases", spec, FEATURE_COUNT);
@@ -231,10 +194,10 @@ ParameterizedTest(schedule_config *sc, forced_schedules, feature_table) {
 static const test_problem_limits random_limits = {.max_outputs = 2048, .max_macs = 100000};
 
 ParameterizedTestParameters(forced_schedules, random_problems) {
-    return cr_make_param_array(schedule_config, all_schedule_configs, list_schedule_configs());
+    return cr_make_param_array(test_schedule_config, all_schedule_configs, list_schedule_configs());
 }
 
-ParameterizedTest(schedule_config *sc, forced_schedules, random_problems) {
+ParameterizedTest(test_schedule_config *sc, forced_schedules, random_problems) {
     int ran = 0, drawn = 0;
     for (; drawn < RANDOM_DRAWS && ran < RANDOM_CASES; ++drawn) {
         test_rng r = test_rng_seed(0x5eed0000u + (uint64_t)drawn);
@@ -245,7 +208,7 @@ ParameterizedTest(schedule_config *sc, forced_schedules, random_problems) {
         ran += run_case(*sc, id, &p, (int)(test_rng_next(&r) & 1), test_rng_next(&r));
     }
     char spec[128];
-    spec_of(*sc, spec, sizeof spec);
+    test_schedule_spec(*sc, spec, sizeof spec);
     cr_log_info("%s: ran %d random problems (of %d drawn)", spec, ran, drawn);
     cr_assert(ran > 0, "%s supports none of %d random problems", spec, drawn);
 }
@@ -263,21 +226,18 @@ static const char *runner_for(const char *spec, const convnd_problem *p) {
 #define DUALITY_DRAWS 1000
 
 /* Tried in order for each duality problem. */
-static const struct {
-    convnd_dtype dtype;
-    convnd_math math;
-} duality_numerics[] = {{CONVND_F32, CONVND_MATH_DEFAULT},
-                        {CONVND_F32, CONVND_MATH_ALLOW_TF32},
-                        {CONVND_BF16, CONVND_MATH_DEFAULT},
-                        {CONVND_F16, CONVND_MATH_DEFAULT}};
+static const test_numerics duality_numerics[] = {{CONVND_F32, CONVND_MATH_DEFAULT},
+                                                 {CONVND_F32, CONVND_MATH_ALLOW_TF32},
+                                                 {CONVND_BF16, CONVND_MATH_DEFAULT},
+                                                 {CONVND_F16, CONVND_MATH_DEFAULT}};
 
 ParameterizedTestParameters(forced_schedules, duality) {
-    return cr_make_param_array(schedule_config, all_schedule_configs, list_schedule_configs());
+    return cr_make_param_array(test_schedule_config, all_schedule_configs, list_schedule_configs());
 }
 
-ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
+ParameterizedTest(test_schedule_config *sc, forced_schedules, duality) {
     char spec[128];
-    spec_of(*sc, spec, sizeof spec);
+    test_schedule_spec(*sc, spec, sizeof spec);
     int ran = 0, i = 0;
     for (; i < DUALITY_DRAWS && ran < DUALITY_CASES; ++i) {
         test_rng r = test_rng_seed(0xd0a1000u + (uint64_t)i);
@@ -301,40 +261,14 @@ ParameterizedTest(schedule_config *sc, forced_schedules, duality) {
             t_spec = runner_for(spec, &t);
             if (f_spec == spec || t_spec == spec) break;
         }
-        char ftext[512], ttext[512], err[512];
-        convnd_problem_format(ftext, sizeof ftext, &f);
+        char ttext[512], label[160];
         convnd_problem_format(ttext, sizeof ttext, &t);
         cr_assert(convnd_validate(&t) == CONVND_OK,
                   "duality #%d: dual problem invalid: %s\n  T: %s", i, convnd_last_error(), ttext);
         if (f_spec != spec && t_spec != spec) continue; /* neither side is this schedule's */
         ++ran;
-
-        test_conv_case fc, tc;
-        cr_assert(test_case_init(&fc, &f, 0, test_rng_next(&r), err, sizeof err), "%s", err);
-        cr_assert(test_case_init(&tc, &t, 0, test_rng_next(&r), err, sizeof err), "%s", err);
-        cr_assert(test_case_set_inputs(&tc, NULL, fc.hw, err, sizeof err), "%s", err);
-        cr_assert(fc.yd.numel == tc.xd.numel && tc.yd.numel == fc.xd.numel,
-                  "duality #%d: T does not map F's output size back to its input size", i);
-        for (int order = 0; order < test_order_count(); ++order) {
-            test_order_apply(order);
-            const convnd_status fs = test_case_run(&fc, f_spec);
-            const convnd_status ts = test_case_run(&tc, t_spec);
-            cr_expect(fs == CONVND_OK && ts == CONVND_OK, "%s duality #%d: run failed: %s\n  F: %s",
-                      spec, i, convnd_last_error(), ftext);
-            if (fs != CONVND_OK || ts != CONVND_OK) continue;
-            /* <F(x), y> with y = T's input, and <x, T(y)> */
-            const double lhs = test_dot(f.dtype, fc.hy, tc.hx, fc.yd.numel);
-            const double rhs = test_dot(f.dtype, fc.hx, tc.hy, fc.xd.numel);
-            const double bound =
-                test_dot_error_bound(&fc, tc.hx) + test_dot_error_bound(&tc, fc.hx);
-            cr_expect(fabs(lhs - rhs) <= bound,
-                      "%s duality #%d (order %s, F by %s, T by %s): <F(x),y> = %.12g but "
-                      "<x,T(y)> = %.12g, |diff| %.3g > bound %.3g\n  F: %s\n  T: %s",
-                      spec, i, test_order_name(order), f_spec, t_spec, lhs, rhs, fabs(lhs - rhs),
-                      bound, ftext, ttext);
-        }
-        test_case_free(&fc);
-        test_case_free(&tc);
+        snprintf(label, sizeof label, "%s duality #%d", spec, i);
+        test_check_duality(&f, f_spec, t_spec, test_rng_next(&r), label);
     }
     cr_log_info("%s: ran %d duality problems (of %d drawn)", spec, ran, i);
     cr_assert(ran > 0, "%s ran none of %d duality problems", spec, i);

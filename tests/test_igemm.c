@@ -17,6 +17,7 @@
 #include "test_conv_case.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
+#include "test_schedule_runs.h"
 
 /* Cases: the dtype in the text is replaced by each dtype the schedule runs. Channel counts that
  * are multiples of 8 take the vector path for every dtype (8 halves or 2x4 floats per chunk). */
@@ -63,112 +64,50 @@ static const igemm_case igemm_cases[] = {
 };
 #define IGEMM_CASES (sizeof igemm_cases / sizeof igemm_cases[0])
 
-typedef struct numerics {
-    convnd_dtype dtype;
-    convnd_math math;
-} numerics;
-
-static const numerics tc_numerics[] = {
+static const test_numerics tc_numerics[] = {
     {CONVND_F16, CONVND_MATH_DEFAULT},
     {CONVND_BF16, CONVND_MATH_DEFAULT},
     {CONVND_F32, CONVND_MATH_ALLOW_TF32},
 };
-static const numerics simt_numerics[] = {
+static const test_numerics simt_numerics[] = {
     {CONVND_F32, CONVND_MATH_DEFAULT},
     {CONVND_F32, CONVND_MATH_ALLOW_TF32}, /* allowed, not used: still exact FMA */
 };
 
-typedef struct igemm_config {
-    int32_t schedule, config;
-} igemm_config;
-
 #define MAX_IGEMM_CONFIGS 32
-static igemm_config igemm_configs[MAX_IGEMM_CONFIGS];
-
-static int is_igemm(const char *name) {
-    return strncmp(name, "igemm_", 6) == 0;
-}
+static test_schedule_config igemm_configs[MAX_IGEMM_CONFIGS];
 
 static size_t list_igemm_configs(void) {
-    size_t n = 0;
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
-        if (is_igemm(convnd_schedule_table[i]->name))
-            for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
-                if (n < MAX_IGEMM_CONFIGS) igemm_configs[n++] = (igemm_config){i, c};
-    return n;
+    return test_list_schedule_configs("igemm_", igemm_configs, MAX_IGEMM_CONFIGS);
 }
 
-static void spec_of(igemm_config ic, char *buf, size_t len) {
-    const convnd_schedule *s = convnd_schedule_table[ic.schedule];
-    snprintf(buf, len, "%s:%s", s->name, s->config_names[ic.config]);
-}
-
-static const numerics *numerics_of(igemm_config ic, size_t *count) {
+static const test_numerics *numerics_of(test_schedule_config ic, size_t *count) {
     const int tc = strcmp(convnd_schedule_table[ic.schedule]->name, "igemm_tc") == 0;
     *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
                 : sizeof simt_numerics / sizeof simt_numerics[0];
     return tc ? tc_numerics : simt_numerics;
 }
 
-static uint64_t seed_of(const char *id, uint64_t salt) {
-    uint64_t h = 0xcbf29ce484222325ull ^ salt;
-    for (const char *c = id; *c; ++c)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return h;
-}
-
-/* Device copy of host data of n elements, starting one element past a 16-byte boundary. *base
- * receives the allocation to free. */
-static void *upload_misaligned(const void *host, int64_t n, size_t esize, void **base) {
-    *base = NULL;
-    if (convnd_malloc(base, esize * (size_t)(n + 1)) != CONVND_OK) return NULL;
-    char *p = (char *)*base + esize;
-    if (convnd_memcpy_h2d(p, host, esize * (size_t)n) != CONVND_OK) return NULL;
-    return p;
-}
-
-/* Runs c in every thread order with `spec` forced and checks every element. */
-static void run_and_check(test_conv_case *c, const char *spec, const char *what, const char *text) {
-    for (int order = 0; order < test_order_count(); ++order) {
-        test_order_apply(order);
-        const convnd_status st = test_case_run(c, spec);
-        char msg[1024] = "";
-        const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
-        cr_expect(ok, "%s %s (order %s): %s%s%s\n  problem: %s", spec, what, test_order_name(order),
-                  st == CONVND_OK ? "" : convnd_status_string(st), st == CONVND_OK ? "" : ": ",
-                  st == CONVND_OK ? msg : convnd_last_error(), text);
-    }
-}
-
 TestSuite(igemm, .timeout = 600);
 
 ParameterizedTestParameters(igemm, load_paths) {
-    return cr_make_param_array(igemm_config, igemm_configs, list_igemm_configs());
+    return cr_make_param_array(test_schedule_config, igemm_configs, list_igemm_configs());
 }
 
-ParameterizedTest(igemm_config *ic, igemm, load_paths) {
+ParameterizedTest(test_schedule_config *ic, igemm, load_paths) {
     char spec[128];
-    spec_of(*ic, spec, sizeof spec);
+    test_schedule_spec(*ic, spec, sizeof spec);
     size_t nnum;
-    const numerics *num = numerics_of(*ic, &nnum);
+    const test_numerics *num = numerics_of(*ic, &nnum);
     for (size_t i = 0; i < IGEMM_CASES; ++i) {
         for (size_t k = 0; k < nnum; ++k) {
             convnd_problem p;
-            char err[512], text[512], reason[512], what[128];
+            char err[512];
             cr_assert(test_problem_parse(igemm_cases[i].problem, &p, err, sizeof err), "%s", err);
             p.dtype = num[k].dtype;
             p.math = num[k].math;
-            convnd_problem_format(text, sizeof text, &p);
-            cr_assert(convnd_schedule_supports(spec, &p, reason, sizeof reason),
-                      "%s refuses case %s: %s\n  problem: %s", spec, igemm_cases[i].id, reason,
-                      text);
-            test_conv_case c;
-            cr_assert(test_case_init(&c, &p, igemm_cases[i].z_in_place,
-                                     seed_of(igemm_cases[i].id, k), err, sizeof err),
-                      "%s case %s: setup failed: %s", spec, igemm_cases[i].id, err);
-            snprintf(what, sizeof what, "case %s", igemm_cases[i].id);
-            run_and_check(&c, spec, what, text);
-            test_case_free(&c);
+            test_run_supported_case(spec, &p, igemm_cases[i].id, igemm_cases[i].z_in_place,
+                                    test_seed_of(igemm_cases[i].id, k));
         }
     }
 }
@@ -176,35 +115,35 @@ ParameterizedTest(igemm_config *ic, igemm, load_paths) {
 /* x and w one element past a 16-byte boundary: the vector path's alignment test must send the
  * launch down the gather path, with the same result. */
 ParameterizedTestParameters(igemm, misaligned_pointers) {
-    return cr_make_param_array(igemm_config, igemm_configs, list_igemm_configs());
+    return cr_make_param_array(test_schedule_config, igemm_configs, list_igemm_configs());
 }
 
-ParameterizedTest(igemm_config *ic, igemm, misaligned_pointers) {
+ParameterizedTest(test_schedule_config *ic, igemm, misaligned_pointers) {
     char spec[128];
-    spec_of(*ic, spec, sizeof spec);
+    test_schedule_spec(*ic, spec, sizeof spec);
     size_t nnum;
-    const numerics *num = numerics_of(*ic, &nnum);
+    const test_numerics *num = numerics_of(*ic, &nnum);
     static const char *const problems[] = {
         "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=3 P0=1 P1=1 x=cl w=cl bias",
         "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=1 S=2 x=cl w=cl",
     };
     for (size_t i = 0; i < sizeof problems / sizeof problems[0]; ++i) {
         convnd_problem p;
-        char err[512], text[512];
+        char err[512];
         cr_assert(test_problem_parse(problems[i], &p, err, sizeof err), "%s", err);
         p.dtype = num[0].dtype;
         p.math = num[0].math;
-        convnd_problem_format(text, sizeof text, &p);
         test_conv_case c;
-        cr_assert(test_case_init(&c, &p, 0, seed_of(problems[i], 7), err, sizeof err), "%s", err);
+        cr_assert(test_case_init(&c, &p, 0, test_seed_of(problems[i], 7), err, sizeof err), "%s",
+                  err);
         void *xb = NULL, *wb = NULL;
-        void *x = upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
-        void *w = upload_misaligned(c.hw, c.wd.numel, c.esize, &wb);
+        void *x = test_upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
+        void *w = test_upload_misaligned(c.hw, c.wd.numel, c.esize, &wb);
         cr_assert(x && w, "%s: device upload failed", spec);
         void *const dx = c.dx, *const dw = c.dw;
         c.dx = x;
         c.dw = w;
-        run_and_check(&c, spec, "misaligned x and w", text);
+        test_run_all_orders(&c, spec, "misaligned x and w");
         c.dx = dx;
         c.dw = dw;
         convnd_free(xb);

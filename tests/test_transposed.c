@@ -19,6 +19,7 @@
 #include "test_conv_case.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
+#include "test_schedule_runs.h"
 #include "test_random.h"
 #include "test_random_problem.h"
 
@@ -72,99 +73,40 @@ static const convT_case convT_cases[] = {
 };
 #define CONVT_CASES (sizeof convT_cases / sizeof convT_cases[0])
 
-typedef struct numerics {
-    convnd_dtype dtype;
-    convnd_math math;
-} numerics;
-
-static const numerics tc_numerics[] = {
+static const test_numerics tc_numerics[] = {
     {CONVND_F16, CONVND_MATH_DEFAULT},
     {CONVND_BF16, CONVND_MATH_DEFAULT},
     {CONVND_F32, CONVND_MATH_ALLOW_TF32},
 };
-static const numerics simt_numerics[] = {
+static const test_numerics simt_numerics[] = {
     {CONVND_F32, CONVND_MATH_DEFAULT},
 };
 
-typedef struct convT_config {
-    int32_t schedule, config;
-} convT_config;
-
 #define MAX_CONVT_CONFIGS 32
-static convT_config convT_configs[MAX_CONVT_CONFIGS];
-
-static int is_convT(const char *name) {
-    return strncmp(name, "convT_", 6) == 0;
-}
+static test_schedule_config convT_configs[MAX_CONVT_CONFIGS];
 
 static size_t list_convT_configs(void) {
-    size_t n = 0;
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
-        if (is_convT(convnd_schedule_table[i]->name))
-            for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
-                if (n < MAX_CONVT_CONFIGS) convT_configs[n++] = (convT_config){i, c};
-    return n;
+    return test_list_schedule_configs("convT_", convT_configs, MAX_CONVT_CONFIGS);
 }
 
-static void spec_of(convT_config cc, char *buf, size_t len) {
-    const convnd_schedule *s = convnd_schedule_table[cc.schedule];
-    snprintf(buf, len, "%s:%s", s->name, s->config_names[cc.config]);
-}
-
-static const numerics *numerics_of(convT_config cc, size_t *count) {
+static const test_numerics *numerics_of(test_schedule_config cc, size_t *count) {
     const int tc = strcmp(convnd_schedule_table[cc.schedule]->name, "convT_tc") == 0;
     *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
                 : sizeof simt_numerics / sizeof simt_numerics[0];
     return tc ? tc_numerics : simt_numerics;
 }
 
-static uint64_t seed_of(const char *id, uint64_t salt) {
-    uint64_t h = 0xcbf29ce484222325ull ^ salt;
-    for (const char *c = id; *c; ++c)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return h;
-}
-
-/* Runs c in every thread order with `spec` forced and checks every element. */
-static void run_and_check(test_conv_case *c, const char *spec, const char *what, const char *text) {
-    for (int order = 0; order < test_order_count(); ++order) {
-        test_order_apply(order);
-        const convnd_status st = test_case_run(c, spec);
-        char msg[1024] = "";
-        const int ok = st == CONVND_OK && test_case_check(c, msg, sizeof msg);
-        cr_expect(ok, "%s %s (order %s%s): %s%s%s\n  problem: %s", spec, what,
-                  test_order_name(order), c->z_in_place ? ", z == y" : "",
-                  st == CONVND_OK ? "" : convnd_status_string(st), st == CONVND_OK ? "" : ": ",
-                  st == CONVND_OK ? msg : convnd_last_error(), text);
-    }
-}
-
-/* Sets up p (which spec must support), runs and checks it. */
-static void run_problem(const char *spec, const convnd_problem *p, const char *id, int z_in_place,
-                        uint64_t seed) {
-    char err[512], text[512], reason[512], what[128];
-    convnd_problem_format(text, sizeof text, p);
-    cr_assert(convnd_schedule_supports(spec, p, reason, sizeof reason),
-              "%s refuses case %s: %s\n  problem: %s", spec, id, reason, text);
-    test_conv_case c;
-    cr_assert(test_case_init(&c, p, z_in_place, seed, err, sizeof err),
-              "%s case %s: setup failed: %s\n  problem: %s", spec, id, err, text);
-    snprintf(what, sizeof what, "case %s", id);
-    run_and_check(&c, spec, what, text);
-    test_case_free(&c);
-}
-
 TestSuite(transposed, .timeout = 900);
 
 ParameterizedTestParameters(transposed, phase_cases) {
-    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+    return cr_make_param_array(test_schedule_config, convT_configs, list_convT_configs());
 }
 
-ParameterizedTest(convT_config *cc, transposed, phase_cases) {
+ParameterizedTest(test_schedule_config *cc, transposed, phase_cases) {
     char spec[128];
-    spec_of(*cc, spec, sizeof spec);
+    test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = numerics_of(*cc, &nnum);
     for (size_t i = 0; i < CONVT_CASES; ++i)
         for (size_t k = 0; k < nnum; ++k) {
             convnd_problem p;
@@ -174,8 +116,8 @@ ParameterizedTest(convT_config *cc, transposed, phase_cases) {
                       convnd_last_error());
             p.dtype = num[k].dtype;
             p.math = num[k].math;
-            run_problem(spec, &p, convT_cases[i].id, convT_cases[i].z_in_place,
-                        seed_of(convT_cases[i].id, k));
+            test_run_supported_case(spec, &p, convT_cases[i].id, convT_cases[i].z_in_place,
+                                    test_seed_of(convT_cases[i].id, k));
         }
 }
 
@@ -185,7 +127,7 @@ ParameterizedTest(convT_config *cc, transposed, phase_cases) {
  * to 6, 3-D up to 3 to stay small), padding from an extension of S+1 outputs past either end to
  * cropping past the kernel, 1-20 channels per group (often multiples of 8: x's vector path),
  * groups 1-3, any layouts, the epilogue, and the schedule's numerics. */
-static void random_transposed(test_rng *r, const numerics *num, size_t nnum, convnd_problem *p,
+static void random_transposed(test_rng *r, const test_numerics *num, size_t nnum, convnd_problem *p,
                               int *z_in_place) {
     static const int64_t kmax[] = {16, 6, 3}, imax[] = {12, 6, 3};
     for (;;) {
@@ -205,7 +147,7 @@ static void random_transposed(test_rng *r, const numerics *num, size_t nnum, con
             p->pad_after[t] = test_rng_int(r, -p->stride[t] - 1, e);
             p->input[t] = test_rng_int(r, 1, imax[p->dims - 1]);
         }
-        const numerics *n = &num[test_rng_int(r, 0, (int64_t)nnum - 1)];
+        const test_numerics *n = &num[test_rng_int(r, 0, (int64_t)nnum - 1)];
         p->dtype = n->dtype;
         p->math = n->math;
         p->x_layout = (convnd_layout)test_rng_int(r, 0, 1);
@@ -227,14 +169,14 @@ static void random_transposed(test_rng *r, const numerics *num, size_t nnum, con
 #define RANDOM_TRANSPOSED 40
 
 ParameterizedTestParameters(transposed, random_problems) {
-    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+    return cr_make_param_array(test_schedule_config, convT_configs, list_convT_configs());
 }
 
-ParameterizedTest(convT_config *cc, transposed, random_problems) {
+ParameterizedTest(test_schedule_config *cc, transposed, random_problems) {
     char spec[128];
-    spec_of(*cc, spec, sizeof spec);
+    test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = numerics_of(*cc, &nnum);
     for (int i = 0; i < RANDOM_TRANSPOSED; ++i) {
         test_rng r = test_rng_seed(0x7a45e000u + (uint64_t)i);
         convnd_problem p;
@@ -242,7 +184,7 @@ ParameterizedTest(convT_config *cc, transposed, random_problems) {
         random_transposed(&r, num, nnum, &p, &z_in_place);
         char id[32];
         snprintf(id, sizeof id, "random#%d", i);
-        run_problem(spec, &p, id, z_in_place, test_rng_next(&r));
+        test_run_supported_case(spec, &p, id, z_in_place, test_rng_next(&r));
     }
 }
 
@@ -253,16 +195,16 @@ ParameterizedTest(convT_config *cc, transposed, random_problems) {
  * output_padding form (P1 = P0 - op, so negative) or a crop, groups and layouts alternate, and
  * the dtype rotates through the schedule's numerics. */
 ParameterizedTestParameters(transposed, stride_dilation_kernel_table) {
-    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+    return cr_make_param_array(test_schedule_config, convT_configs, list_convT_configs());
 }
 
-ParameterizedTest(convT_config *cc, transposed, stride_dilation_kernel_table) {
+ParameterizedTest(test_schedule_config *cc, transposed, stride_dilation_kernel_table) {
     const convnd_schedule *s = convnd_schedule_table[cc->schedule];
     if (cc->config != s->num_configs - 1) return; /* the smallest tile (listed last) */
     char spec[128];
-    spec_of(*cc, spec, sizeof spec);
+    test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = numerics_of(*cc, &nnum);
     int n = 0;
     for (int64_t st = 1; st <= 4; ++st)
         for (int64_t d = 1; d <= 3; ++d)
@@ -294,51 +236,41 @@ ParameterizedTest(convT_config *cc, transposed, stride_dilation_kernel_table) {
                 char id[80];
                 snprintf(id, sizeof id, "S=%lld D=%lld K=%lld", (long long)st, (long long)d,
                          (long long)k);
-                run_problem(spec, &p, id, 0, seed_of(id, 11));
+                test_run_supported_case(spec, &p, id, 0, test_seed_of(id, 11));
             }
     cr_log_info("%s: %d (stride, dilation, kernel) problems", spec, n);
 }
 
 /* ---- misaligned x: the vector path's alignment test must send it down the gather path ------- */
 
-/* Device copy of host data of n elements, starting one element past a 16-byte boundary. *base
- * receives the allocation to free. */
-static void *upload_misaligned(const void *host, int64_t n, size_t esize, void **base) {
-    *base = NULL;
-    if (convnd_malloc(base, esize * (size_t)(n + 1)) != CONVND_OK) return NULL;
-    char *p = (char *)*base + esize;
-    if (convnd_memcpy_h2d(p, host, esize * (size_t)n) != CONVND_OK) return NULL;
-    return p;
-}
-
 ParameterizedTestParameters(transposed, misaligned_x) {
-    return cr_make_param_array(convT_config, convT_configs, list_convT_configs());
+    return cr_make_param_array(test_schedule_config, convT_configs, list_convT_configs());
 }
 
-ParameterizedTest(convT_config *cc, transposed, misaligned_x) {
+ParameterizedTest(test_schedule_config *cc, transposed, misaligned_x) {
     char spec[128];
-    spec_of(*cc, spec, sizeof spec);
+    test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = numerics_of(*cc, &nnum);
     static const char *const problems[] = {
         "tr 2d N=2 Ci=16 Co=24 I=5,4 K=3 S=2 P0=1 P1=0 x=cl w=cl bias",
         "tr 2d N=2 Ci=16 Co=24 I=5,4 K=2 S=2 x=cl w=cl",
     };
     for (size_t i = 0; i < sizeof problems / sizeof problems[0]; ++i) {
         convnd_problem p;
-        char err[512], text[512];
+        char err[512];
         cr_assert(test_problem_parse(problems[i], &p, err, sizeof err), "%s", err);
         p.dtype = num[0].dtype;
         p.math = num[0].math;
-        convnd_problem_format(text, sizeof text, &p);
         test_conv_case c;
-        cr_assert(test_case_init(&c, &p, 0, seed_of(problems[i], 7), err, sizeof err), "%s", err);
+        cr_assert(test_case_init(&c, &p, 0, test_seed_of(problems[i], 7), err, sizeof err), "%s",
+                  err);
         void *xb = NULL;
-        void *x = upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
+        void *x = test_upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
         cr_assert(x, "%s: device upload failed", spec);
         void *const dx = c.dx;
         c.dx = x;
-        run_and_check(&c, spec, "misaligned x", text);
+        test_run_all_orders(&c, spec, "misaligned x");
         c.dx = dx;
         convnd_free(xb);
         test_case_free(&c);

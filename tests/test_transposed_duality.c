@@ -19,39 +19,26 @@
 #include "test_problem_text.h"
 #include "test_random.h"
 #include "test_random_problem.h"
-
-typedef struct duality_config {
-    int32_t schedule, config;
-} duality_config;
+#include "test_schedule_runs.h"
 
 #define MAX_DUALITY_CONFIGS 32
-static duality_config duality_configs[MAX_DUALITY_CONFIGS];
+static test_schedule_config duality_configs[MAX_DUALITY_CONFIGS];
 
 static size_t list_duality_configs(void) {
-    size_t n = 0;
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i)
-        if (strncmp(convnd_schedule_table[i]->name, "convT_", 6) == 0)
-            for (int32_t c = 0; c < convnd_schedule_table[i]->num_configs; ++c)
-                if (n < MAX_DUALITY_CONFIGS) duality_configs[n++] = (duality_config){i, c};
-    return n;
+    return test_list_schedule_configs("convT_", duality_configs, MAX_DUALITY_CONFIGS);
 }
 
-typedef struct numerics {
-    convnd_dtype dtype;
-    convnd_math math;
-} numerics;
-
-static const numerics tc_numerics[] = {
+static const test_numerics tc_numerics[] = {
     {CONVND_F16, CONVND_MATH_DEFAULT},
     {CONVND_BF16, CONVND_MATH_DEFAULT},
     {CONVND_F32, CONVND_MATH_ALLOW_TF32},
 };
-static const numerics simt_numerics[] = {{CONVND_F32, CONVND_MATH_DEFAULT}};
+static const test_numerics simt_numerics[] = {{CONVND_F32, CONVND_MATH_DEFAULT}};
 
 /* A valid forward problem without epilogue (the identity is about the linear map): dims 1-3,
  * strides 1-4, dilation 1-3, kernels up to 16 (1-D), padding -2..E, channels per group 1-20
  * (often multiples of 8), groups 1-3, any layouts. */
-static void random_forward(test_rng *r, const numerics *n, convnd_problem *f) {
+static void random_forward(test_rng *r, const test_numerics *n, convnd_problem *f) {
     static const int64_t kmax[] = {16, 5, 3}, imax[] = {40, 12, 6};
     for (;;) {
         convnd_problem_init(f, (int32_t)test_rng_int(r, 1, 3));
@@ -88,13 +75,13 @@ static void random_forward(test_rng *r, const numerics *n, convnd_problem *f) {
 TestSuite(transposed_duality, .timeout = 900);
 
 ParameterizedTestParameters(transposed_duality, against_forward_igemm) {
-    return cr_make_param_array(duality_config, duality_configs, list_duality_configs());
+    return cr_make_param_array(test_schedule_config, duality_configs, list_duality_configs());
 }
 
-ParameterizedTest(duality_config *dc, transposed_duality, against_forward_igemm) {
+ParameterizedTest(test_schedule_config *dc, transposed_duality, against_forward_igemm) {
     const convnd_schedule *s = convnd_schedule_table[dc->schedule];
     const int tc = strcmp(s->name, "convT_tc") == 0;
-    const numerics *num = tc ? tc_numerics : simt_numerics;
+    const test_numerics *num = tc ? tc_numerics : simt_numerics;
     const size_t nnum = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
                            : sizeof simt_numerics / sizeof simt_numerics[0];
     char t_spec[128], f_spec[128];
@@ -108,39 +95,14 @@ ParameterizedTest(duality_config *dc, transposed_duality, against_forward_igemm)
         convnd_problem f;
         random_forward(&r, &num[(size_t)i % nnum], &f);
         const convnd_problem t = test_dual_problem(&f);
-        char ftext[512], ttext[512], err[512], reason[512];
+        char ftext[512], ttext[512], reason[512], label[160];
         convnd_problem_format(ftext, sizeof ftext, &f);
         convnd_problem_format(ttext, sizeof ttext, &t);
         cr_assert(convnd_schedule_supports(f_spec, &f, reason, sizeof reason),
                   "%s refuses F: %s\n  F: %s", f_spec, reason, ftext);
         cr_assert(convnd_schedule_supports(t_spec, &t, reason, sizeof reason),
                   "%s refuses T: %s\n  T: %s", t_spec, reason, ttext);
-
-        test_conv_case fc, tcase;
-        cr_assert(test_case_init(&fc, &f, 0, test_rng_next(&r), err, sizeof err), "%s", err);
-        cr_assert(test_case_init(&tcase, &t, 0, test_rng_next(&r), err, sizeof err), "%s", err);
-        cr_assert(test_case_set_inputs(&tcase, NULL, fc.hw, err, sizeof err), "%s", err);
-        cr_assert(fc.yd.numel == tcase.xd.numel && tcase.yd.numel == fc.xd.numel,
-                  "duality #%d: T does not map F's output size back to its input size", i);
-        for (int order = 0; order < test_order_count(); ++order) {
-            test_order_apply(order);
-            const convnd_status fs = test_case_run(&fc, f_spec);
-            const convnd_status ts = test_case_run(&tcase, t_spec);
-            cr_expect(fs == CONVND_OK && ts == CONVND_OK, "%s duality #%d: run failed: %s\n  F: %s",
-                      t_spec, i, convnd_last_error(), ftext);
-            if (fs != CONVND_OK || ts != CONVND_OK) continue;
-            /* <F(x), y> with y = T's input, and <x, T(y)> */
-            const double lhs = test_dot(f.dtype, fc.hy, tcase.hx, fc.yd.numel);
-            const double rhs = test_dot(f.dtype, fc.hx, tcase.hy, fc.xd.numel);
-            const double bound =
-                test_dot_error_bound(&fc, tcase.hx) + test_dot_error_bound(&tcase, fc.hx);
-            cr_expect(fabs(lhs - rhs) <= bound,
-                      "%s duality #%d (order %s, F by %s): <F(x),y> = %.12g but <x,T(y)> = "
-                      "%.12g, |diff| %.3g > bound %.3g\n  F: %s\n  T: %s",
-                      t_spec, i, test_order_name(order), f_spec, lhs, rhs, fabs(lhs - rhs), bound,
-                      ftext, ttext);
-        }
-        test_case_free(&fc);
-        test_case_free(&tcase);
+        snprintf(label, sizeof label, "%s duality #%d", t_spec, i);
+        test_check_duality(&f, f_spec, t_spec, test_rng_next(&r), label);
     }
 }

@@ -20,4 +20,10 @@ double test_dot(convnd_dtype dt, const void *a, const void *b, int64_t n);
  * product <c's y, weight> may be from the exact one. */
 double test_dot_error_bound(const test_conv_case *c, const void *weight);
 
+/* Sets up F = f and T = its dual with T's weight = F's weight and fresh random inputs from seed,
+ * runs F by f_spec and T by t_spec in every thread order, and checks <F(x), y> = <x, T(y)>
+ * (y = T's input) within the two outputs' bounds (cr_expect; messages start with label). */
+void test_check_duality(const convnd_problem *f, const char *f_spec, const char *t_spec,
+                        uint64_t seed, const char *label);
+
 #endif

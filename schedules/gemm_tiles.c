@@ -1,0 +1,81 @@
+/* The implicit-GEMM families' shared host logic: see gemm_tiles.h. */
+#include "gemm_tiles.h"
+
+#include "problem_internal.h"
+#include "refuse.h"
+
+/* kernels/igemm_limits.cu: the kernels index in 32 bits. */
+int convnd_igemm_needs_index64(const convnd_conv_params *p);
+
+#define GEMM_NAME(cname, ...) #cname,
+#define GEMM_TILE(cname, BM, BN, ...) {BM, BN},
+const char *const convnd_gemm_tc_names[] = {CONVND_IGEMM_TC_CONFIGS(GEMM_NAME)};
+static const convnd_gemm_tile tc_tiles[] = {CONVND_IGEMM_TC_CONFIGS(GEMM_TILE)};
+const char *const convnd_gemm_simt_names[] = {CONVND_IGEMM_SIMT_CONFIGS(GEMM_NAME)};
+static const convnd_gemm_tile simt_tiles[] = {CONVND_IGEMM_SIMT_CONFIGS(GEMM_TILE)};
+#undef GEMM_NAME
+#undef GEMM_TILE
+
+const convnd_gemm_tiles convnd_gemm_tc_tiles = {CONVND_GEMM_TC_COUNT, convnd_gemm_tc_names,
+                                                tc_tiles};
+const convnd_gemm_tiles convnd_gemm_simt_tiles = {CONVND_GEMM_SIMT_COUNT, convnd_gemm_simt_names,
+                                                  simt_tiles};
+
+int32_t convnd_gemm_supports_grid(const convnd_conv_params *params, const convnd_gemm_tile *tile,
+                                  const char *who, char *reason, size_t reason_len) {
+    if (convnd_igemm_needs_index64(params))
+        return convnd_refuse(reason, reason_len,
+                             "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a "
+                             "padding this large): %s indexes in 32 bits",
+                             (long long)params->x_numel, (long long)params->w_numel,
+                             (long long)params->y_numel, who);
+    if (params->groups > 65535)
+        return convnd_refuse(reason, reason_len, "groups=%lld exceeds the grid's 65535 z blocks",
+                             (long long)params->groups);
+    if ((params->cout_g + tile->bn - 1) / tile->bn > 65535)
+        return convnd_refuse(reason, reason_len,
+                             "C_out/groups=%lld needs more than 65535 column blocks of %d",
+                             (long long)params->cout_g, (int)tile->bn);
+    return 1;
+}
+
+int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_gemm_tiles *t, int32_t config,
+                             int32_t tensor_cores, const char *who, const char *sibling,
+                             char *reason, size_t reason_len) {
+    if (config < 0 || config >= t->count)
+        return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
+    if (tensor_cores) {
+        if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+            return convnd_refuse(reason, reason_len,
+                                 "dtype=f32 with math=default (exact FMA): tensor cores need "
+                                 "math=ALLOW_TF32 (%s runs exact f32)",
+                                 sibling);
+        if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
+            return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
+    } else if (p->dtype != CONVND_F32) {
+        return convnd_refuse(reason, reason_len,
+                             "dtype=%s: %s runs on CUDA cores, f32 only (%s runs f16 and bf16)",
+                             convnd_dtype_name(p->dtype), who, sibling);
+    }
+    convnd_conv_params params;
+    if (convnd_params_from_problem(p, &params) != CONVND_OK)
+        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
+    return convnd_gemm_supports_grid(&params, &t->tiles[config], who, reason, reason_len);
+}
+
+int32_t convnd_gemm_worth_routing(const convnd_problem *p, convnd_mode mode,
+                                  const convnd_gemm_tiles *t, int32_t config) {
+    if (p->mode != mode || config < 0 || config >= t->count) return 0;
+    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
+    if (cin_g < 8 || cout_g < 8) return 0;
+    if (config == t->count - 1) return 1;
+    int64_t out[CONVND_MAX_DIMS];
+    if (convnd_output_size(p, out) != CONVND_OK) return 0;
+    int64_t m = p->N; /* fits: validation bounded the element counts */
+    for (int32_t d = 0; d < p->dims; ++d)
+        m *= out[d];
+    const convnd_gemm_tile *tile = &t->tiles[config];
+    const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
+                          (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
+    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 96.0;
+}

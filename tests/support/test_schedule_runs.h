@@ -1,0 +1,47 @@
+/* What the per-schedule test files share: the (schedule, configuration) parameter lists of
+ * Criterion's parameterized tests, "name:config" specs, reproducible seeds from case ids,
+ * misaligned device copies (for the vector paths' alignment fallback), and running one case on
+ * a forced spec in every thread order with each result checked against the CPU reference. */
+#ifndef CONVND_TEST_SCHEDULE_RUNS_H
+#define CONVND_TEST_SCHEDULE_RUNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "convnd.h"
+#include "test_conv_case.h"
+
+typedef struct test_schedule_config {
+    int32_t schedule, config; /* indices into convnd_schedule_table and its config names */
+} test_schedule_config;
+
+/* A dtype and math setting a schedule runs. */
+typedef struct test_numerics {
+    convnd_dtype dtype;
+    convnd_math math;
+} test_numerics;
+
+/* Fills out[] with every (schedule, config) whose schedule name starts with prefix (NULL: all),
+ * in registry order; returns how many (at most max). */
+size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max);
+
+/* "name:config" of sc. */
+void test_schedule_spec(test_schedule_config sc, char *buf, size_t len);
+
+/* A seed from a case id (FNV-1a), so cases stay reproducible when tables change. */
+uint64_t test_seed_of(const char *id, uint64_t salt);
+
+/* A device buffer of n elements starting one element past a 16-byte boundary, holding host's
+ * data (when host is non-NULL). *base receives the allocation to convnd_free. NULL on failure. */
+void *test_upload_misaligned(const void *host, int64_t n, size_t esize, void **base);
+
+/* Runs c with spec forced in every thread order of the active device and checks each result
+ * (cr_expect: a failure names spec, what, the order and the problem). */
+void test_run_all_orders(test_conv_case *c, const char *spec, const char *what);
+
+/* Asserts that spec supports p, sets up a case (fresh random inputs from seed; z == y when
+ * z_in_place) and runs it with test_run_all_orders; id names the case in messages. */
+void test_run_supported_case(const char *spec, const convnd_problem *p, const char *id,
+                             int z_in_place, uint64_t seed);
+
+#endif
