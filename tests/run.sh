@@ -5,15 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-missing=()
-[ -f /usr/include/criterion/criterion.h ] || missing+=(libcriterion-dev)
-[ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] || missing+=(libopenblas-dev)
-command -v cmake >/dev/null || missing+=(cmake)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "tests/run.sh: installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash tests/install_deps.sh
 
 # With a GPU the kernels are built for it and the suite runs there; without one the suite runs
 # on the emulated device, and the sm_90 build is checked by kernels/static_check.py instead.

@@ -13,15 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-missing=()
-[ -f /usr/include/criterion/criterion.h ] || missing+=(libcriterion-dev)
-[ -e /usr/include/x86_64-linux-gnu/cblas.h ] || [ -e /usr/include/cblas.h ] || missing+=(libopenblas-dev)
-command -v cmake >/dev/null || missing+=(cmake)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "tests/run_sanitized.sh: installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash tests/install_deps.sh
 
 build=${CONVND_SANITIZE_BUILD_DIR:-build-sanitize}
 jobs=${CONVND_SANITIZE_JOBS:-$(nproc)}

@@ -154,88 +154,56 @@ ParameterizedTest(test_schedule_config *ic, igemm, misaligned_pointers) {
 
 /* ---- supports(): refusals name the reason ---------------------------------------------------- */
 
-static void expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
-                           convnd_math math, const char *needle) {
-    convnd_problem p;
-    char err[256], reason[512] = "";
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
-    p.dtype = dtype;
-    p.math = math;
-    cr_expect(!convnd_schedule_supports(spec, &p, reason, sizeof reason),
-              "%s should refuse %s (dtype %d, math %d)", spec, problem, (int)dtype, (int)math);
-    cr_expect(strstr(reason, needle) != NULL, "%s: reason '%s' lacks '%s'", spec, reason, needle);
-}
-
 Test(igemm, refusals_name_the_reason) {
     const char *fwd = "fwd 2d Ci=16 Co=16 I=8 K=3";
-    expect_refusal("igemm_tc", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F16, CONVND_MATH_DEFAULT,
-                   "forward");
-    expect_refusal("igemm_simt", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F32, CONVND_MATH_DEFAULT,
-                   "forward");
-    expect_refusal("igemm_tc", fwd, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
-    expect_refusal("igemm_simt", fwd, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
-    expect_refusal("igemm_simt", fwd, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
+    test_expect_refusal("igemm_tc", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F16,
+                        CONVND_MATH_DEFAULT, "forward");
+    test_expect_refusal("igemm_simt", "tr 2d Ci=16 Co=16 I=8 K=3 S=2", CONVND_F32,
+                        CONVND_MATH_DEFAULT, "forward");
+    test_expect_refusal("igemm_tc", fwd, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
+    test_expect_refusal("igemm_simt", fwd, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
+    test_expect_refusal("igemm_simt", fwd, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
     /* padding so large that 32-bit coordinates could overflow (a valid, tiny problem) */
-    expect_refusal("igemm_tc", "fwd 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000", CONVND_F16,
-                   CONVND_MATH_DEFAULT, "64-bit");
+    test_expect_refusal("igemm_tc", "fwd 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000",
+                        CONVND_F16, CONVND_MATH_DEFAULT, "64-bit");
 }
 
 /* A forced igemm schedule that does not support the problem is an error with the reason, not
  * a silent fallback. */
 Test(igemm, forced_unsupported_is_an_error) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse("fwd 2d Ci=16 Co=16 I=8 K=3", &p, err, sizeof err), "%s", err);
-    test_conv_case c;
-    cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
-    const convnd_status st = test_case_run(&c, "igemm_tc:64x64x32_s3");
-    cr_expect_eq(st, CONVND_ERR_UNSUPPORTED, "status %s", convnd_status_string(st));
-    cr_expect(strstr(convnd_last_error(), "ALLOW_TF32") != NULL, "message: %s",
-              convnd_last_error());
-    for (int64_t i = 0; i < c.yd.numel; ++i)
-        cr_assert(test_is_poison(p.dtype, c.hy, i), "y[%lld] was written", (long long)i);
-    test_case_free(&c);
+    test_expect_forced_error("igemm_tc:64x64x32_s3", "fwd 2d Ci=16 Co=16 I=8 K=3", "ALLOW_TF32");
 }
 
 /* ---- the planner's table ----------------------------------------------------------------------
  */
 
-static void expect_plan(const char *problem, const char *expected) {
-    convnd_problem p;
-    char err[256], plan[128];
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
-    cr_assert_eq(convnd_plan_name(&p, NULL, plan, sizeof plan), CONVND_OK, "%s",
-                 convnd_last_error());
-    cr_expect(strcmp(plan, expected) == 0, "plan for '%s' is %s, expected %s", problem, plan,
-              expected);
-}
-
 Test(igemm, planner_routes_gemm_shaped_problems) {
     /* the suite's big GEMMs: large tiles on tensor cores */
-    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl", "igemm_tc:128x128x32_s3");
-    expect_plan("fwd 3d Ci=128 Co=128 I=5,64,64 K=3 P0=2,1,1 P1=0,1,1 bf16 x=cl w=cl",
-                "igemm_tc:128x128x32_s3");
-    expect_plan("fwd 2d N=16 Ci=256 Co=256 I=28 K=1 f16 x=cl w=cl", "igemm_tc:128x128x32_s3");
-    expect_plan("fwd 2d N=8 Ci=256 Co=256 I=14 K=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
+    test_expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl",
+                     "igemm_tc:128x128x32_s3");
+    test_expect_plan("fwd 3d Ci=128 Co=128 I=5,64,64 K=3 P0=2,1,1 P1=0,1,1 bf16 x=cl w=cl",
+                     "igemm_tc:128x128x32_s3");
+    test_expect_plan("fwd 2d N=16 Ci=256 Co=256 I=28 K=1 f16 x=cl w=cl", "igemm_tc:128x128x32_s3");
+    test_expect_plan("fwd 2d N=8 Ci=256 Co=256 I=14 K=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
     /* few output channels or a small image: smaller tiles */
-    expect_plan("fwd 2d N=4 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
-    expect_plan("fwd 2d Ci=64 Co=32 I=8 K=3 P0=1 P1=1 f16 x=cl w=cl", "igemm_tc:32x64x32_s2");
+    test_expect_plan("fwd 2d N=4 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl",
+                     "igemm_tc:64x64x32_s3");
+    test_expect_plan("fwd 2d Ci=64 Co=32 I=8 K=3 P0=1 P1=1 f16 x=cl w=cl", "igemm_tc:32x64x32_s2");
     /* f32: TF32 only when allowed, else exact FMA on CUDA cores */
-    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl tf32", "igemm_tc:128x128x32_s3");
-    expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl", "igemm_simt:128x128x8_s3");
-    expect_plan("fwd 2d Ci=16 Co=16 I=8 K=3 P0=1 P1=1", "igemm_simt:32x32x8_s2");
+    test_expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl tf32",
+                     "igemm_tc:128x128x32_s3");
+    test_expect_plan("fwd 2d Ci=512 Co=512 I=64 K=3 P0=1 P1=1 x=cl w=cl",
+                     "igemm_simt:128x128x8_s3");
+    test_expect_plan("fwd 2d Ci=16 Co=16 I=8 K=3 P0=1 P1=1", "igemm_simt:32x32x8_s2");
     /* not GEMM-shaped (depthwise, 3-channel stem output) or transposed: not igemm */
-    convnd_problem p;
-    char err[256], plan[128];
     static const char *const others[] = {
         "fwd 2d N=8 Ci=256 Co=256 g=256 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl",
         "fwd 2d Ci=64 Co=3 I=64 K=3 P0=1 P1=1 bf16 x=cl w=cl",
         "tr 2d Ci=256 Co=256 I=32 K=4 S=2 P0=1 P1=1 bf16 x=cl w=cl",
     };
     for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
-        cr_assert(test_problem_parse(others[i], &p, err, sizeof err), "%s", err);
-        cr_assert_eq(convnd_plan_name(&p, NULL, plan, sizeof plan), CONVND_OK, "%s",
-                     convnd_last_error());
+        char plan[128];
+        test_plan_of(others[i], plan, sizeof plan);
         cr_expect(strncmp(plan, "igemm_", 6) != 0, "plan for '%s' is %s", others[i], plan);
     }
 }

@@ -279,84 +279,50 @@ ParameterizedTest(test_schedule_config *cc, transposed, misaligned_x) {
 
 /* ---- supports(): refusals name the reason ---------------------------------------------------- */
 
-static void expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
-                           convnd_math math, const char *needle) {
-    convnd_problem p;
-    char err[256], reason[512] = "";
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
-    p.dtype = dtype;
-    p.math = math;
-    cr_expect(!convnd_schedule_supports(spec, &p, reason, sizeof reason),
-              "%s should refuse %s (dtype %d, math %d)", spec, problem, (int)dtype, (int)math);
-    cr_expect(strstr(reason, needle) != NULL, "%s: reason '%s' lacks '%s'", spec, reason, needle);
-}
-
 Test(transposed, refusals_name_the_reason) {
     const char *tr = "tr 2d Ci=16 Co=16 I=8 K=3 S=2";
-    expect_refusal("convT_tc", "fwd 2d Ci=16 Co=16 I=8 K=3", CONVND_F16, CONVND_MATH_DEFAULT,
-                   "transposed");
-    expect_refusal("convT_simt", "fwd 2d Ci=16 Co=16 I=8 K=3", CONVND_F32, CONVND_MATH_DEFAULT,
-                   "transposed");
-    expect_refusal("convT_tc", tr, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
-    expect_refusal("convT_simt", tr, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
-    expect_refusal("convT_simt", tr, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
-    expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=3 S=17", CONVND_F16, CONVND_MATH_DEFAULT,
-                   "stride=17");
-    expect_refusal("convT_tc", "tr 3d Ci=8 Co=8 I=2 K=3 S=4,4,5", CONVND_F16, CONVND_MATH_DEFAULT,
-                   "80 output phases");
-    expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000", CONVND_F16,
-                   CONVND_MATH_DEFAULT, "64-bit");
+    test_expect_refusal("convT_tc", "fwd 2d Ci=16 Co=16 I=8 K=3", CONVND_F16, CONVND_MATH_DEFAULT,
+                        "transposed");
+    test_expect_refusal("convT_simt", "fwd 2d Ci=16 Co=16 I=8 K=3", CONVND_F32, CONVND_MATH_DEFAULT,
+                        "transposed");
+    test_expect_refusal("convT_tc", tr, CONVND_F32, CONVND_MATH_DEFAULT, "ALLOW_TF32");
+    test_expect_refusal("convT_simt", tr, CONVND_F16, CONVND_MATH_DEFAULT, "f16");
+    test_expect_refusal("convT_simt", tr, CONVND_BF16, CONVND_MATH_DEFAULT, "bf16");
+    test_expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=3 S=17", CONVND_F16, CONVND_MATH_DEFAULT,
+                        "stride=17");
+    test_expect_refusal("convT_tc", "tr 3d Ci=8 Co=8 I=2 K=3 S=4,4,5", CONVND_F16,
+                        CONVND_MATH_DEFAULT, "80 output phases");
+    test_expect_refusal("convT_tc", "tr 1d Ci=8 Co=8 I=4 K=1 P0=-1500000000 P1=1500000000",
+                        CONVND_F16, CONVND_MATH_DEFAULT, "64-bit");
 }
 
 /* A forced convT schedule that does not support the problem is an error with the reason, not a
  * silent fallback, and y stays untouched. */
 Test(transposed, forced_unsupported_is_an_error) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse("tr 1d Ci=8 Co=8 I=6 K=3 S=20", &p, err, sizeof err), "%s", err);
-    test_conv_case c;
-    cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
-    const convnd_status st = test_case_run(&c, "convT_simt:32x32x8_s2");
-    cr_expect_eq(st, CONVND_ERR_UNSUPPORTED, "status %s", convnd_status_string(st));
-    cr_expect(strstr(convnd_last_error(), "stride=20") != NULL, "message: %s", convnd_last_error());
-    for (int64_t i = 0; i < c.yd.numel; ++i)
-        cr_assert(test_is_poison(p.dtype, c.hy, i), "y[%lld] was written", (long long)i);
-    test_case_free(&c);
+    test_expect_forced_error("convT_simt:32x32x8_s2", "tr 1d Ci=8 Co=8 I=6 K=3 S=20", "stride=20");
 }
 
 /* ---- the planner's table (schedules/transposed.c) -------------------------------------------- */
 
-static void plan_of(const char *problem, char *plan, size_t len) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
-    cr_assert_eq(convnd_plan_name(&p, NULL, plan, len), CONVND_OK, "%s", convnd_last_error());
-}
-
-static void expect_plan(const char *problem, const char *expected) {
-    char plan[128];
-    plan_of(problem, plan, sizeof plan);
-    cr_expect(strcmp(plan, expected) == 0, "plan for '%s' is %s, expected %s", problem, plan,
-              expected);
-}
-
 Test(transposed, planner_routes_transposed_problems) {
     /* the decoder layers: big tiles on tensor cores */
-    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl",
-                "convT_tc:128x128x32_s3");
-    expect_plan("tr 2d N=4 Ci=256 Co=256 I=32 K=4 S=2 P0=1 P1=1 f16 x=cl w=cl",
-                "convT_tc:128x128x32_s3");
-    expect_plan("tr 3d Ci=128 Co=128 I=4,32,32 K=3 S=1,2,2 P0=1 P1=1,0,0 bf16 x=cl w=cl",
-                "convT_tc:128x128x32_s3");
+    test_expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl",
+                     "convT_tc:128x128x32_s3");
+    test_expect_plan("tr 2d N=4 Ci=256 Co=256 I=32 K=4 S=2 P0=1 P1=1 f16 x=cl w=cl",
+                     "convT_tc:128x128x32_s3");
+    test_expect_plan("tr 3d Ci=128 Co=128 I=4,32,32 K=3 S=1,2,2 P0=1 P1=1,0,0 bf16 x=cl w=cl",
+                     "convT_tc:128x128x32_s3");
     /* stride 1 and a 1-D vocoder upsampler */
-    expect_plan("tr 2d N=8 Ci=256 Co=256 I=32 K=3 P0=1 P1=1 f16 x=cl w=cl",
-                "convT_tc:128x128x32_s3");
-    expect_plan("tr 1d Ci=64 Co=32 I=100 K=16 S=8 P0=4 P1=4 f16 x=cl w=cl", "convT_tc:32x64x32_s2");
+    test_expect_plan("tr 2d N=8 Ci=256 Co=256 I=32 K=3 P0=1 P1=1 f16 x=cl w=cl",
+                     "convT_tc:128x128x32_s3");
+    test_expect_plan("tr 1d Ci=64 Co=32 I=100 K=16 S=8 P0=4 P1=4 f16 x=cl w=cl",
+                     "convT_tc:32x64x32_s2");
     /* f32: TF32 only when allowed, else exact FMA on CUDA cores */
-    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl tf32",
-                "convT_tc:128x128x32_s3");
-    expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl", "convT_simt:128x128x8_s3");
-    expect_plan("tr 2d Ci=16 Co=16 I=8 K=4 S=2 P0=1 P1=1", "convT_simt:32x32x8_s2");
+    test_expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl tf32",
+                     "convT_tc:128x128x32_s3");
+    test_expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 x=cl w=cl",
+                     "convT_simt:128x128x8_s3");
+    test_expect_plan("tr 2d Ci=16 Co=16 I=8 K=4 S=2 P0=1 P1=1", "convT_simt:32x32x8_s2");
     /* tiny or not GEMM-shaped: the direct schedule */
     static const char *const others[] = {
         "tr 2d Ci=3 Co=5 I=4,5 K=3 S=2 P0=1 P1=0 f16",
@@ -364,10 +330,6 @@ Test(transposed, planner_routes_transposed_problems) {
         "tr 2d N=2 Ci=64 Co=64 g=64 I=16 K=4 S=2 P0=1 P1=1 f16 x=cl w=cl",
         "tr 1d Ci=16 Co=16 I=8 K=3 S=20", /* past the phase limits */
     };
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i) {
-        char plan[128];
-        plan_of(others[i], plan, sizeof plan);
-        cr_expect(strncmp(plan, "direct:", 7) == 0, "plan for '%s' is %s, expected direct",
-                  others[i], plan);
-    }
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i)
+        test_expect_plan(others[i], "direct:");
 }

@@ -67,3 +67,48 @@ void test_run_supported_case(const char *spec, const convnd_problem *p, const ch
     test_run_all_orders(&c, spec, what);
     test_case_free(&c);
 }
+
+void test_expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
+                         convnd_math math, const char *needle) {
+    convnd_problem p;
+    char err[256], reason[512] = "";
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    p.dtype = dtype;
+    p.math = math;
+    cr_expect(!convnd_schedule_supports(spec, &p, reason, sizeof reason),
+              "%s should refuse %s (dtype %d, math %d)", spec, problem, (int)dtype, (int)math);
+    cr_expect(strstr(reason, needle) != NULL, "%s: reason '%s' lacks '%s'", spec, reason, needle);
+}
+
+void test_expect_forced_error(const char *spec, const char *problem, const char *needle) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    test_conv_case c;
+    cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
+    const convnd_status st = test_case_run(&c, spec);
+    cr_expect_eq(st, CONVND_ERR_UNSUPPORTED, "%s on %s: status %s", spec, problem,
+                 convnd_status_string(st));
+    cr_expect(strstr(convnd_last_error(), needle) != NULL, "%s on %s: message '%s' lacks '%s'",
+              spec, problem, convnd_last_error(), needle);
+    for (int64_t i = 0; i < c.yd.numel; ++i)
+        cr_assert(test_is_poison(p.dtype, c.hy, i), "%s: y[%lld] was written", spec, (long long)i);
+    test_case_free(&c);
+}
+
+void test_plan_of(const char *problem, char *plan, size_t len) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    cr_assert_eq(convnd_plan_name(&p, NULL, plan, len), CONVND_OK, "%s: %s", problem,
+                 convnd_last_error());
+}
+
+void test_expect_plan(const char *problem, const char *expected) {
+    char plan[128];
+    test_plan_of(problem, plan, sizeof plan);
+    const size_t n = strlen(expected);
+    const int prefix = n > 0 && expected[n - 1] == ':';
+    cr_expect(prefix ? strncmp(plan, expected, n) == 0 : strcmp(plan, expected) == 0,
+              "plan for '%s' is %s, expected %s%s", problem, plan, expected, prefix ? "..." : "");
+}

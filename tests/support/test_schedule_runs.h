@@ -44,4 +44,22 @@ void test_run_all_orders(test_conv_case *c, const char *spec, const char *what);
 void test_run_supported_case(const char *spec, const convnd_problem *p, const char *id,
                              int z_in_place, uint64_t seed);
 
+/* ---- supports() and the planner ---------------------------------------------------------- */
+
+/* problem (tests/support/test_problem_text.h syntax) with dtype and math set: spec must refuse
+ * it with a reason containing needle. */
+void test_expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
+                         convnd_math math, const char *needle);
+
+/* conv_nd with spec forced on a problem it refuses: CONVND_ERR_UNSUPPORTED, a message containing
+ * needle, and y's poison untouched (no silent fallback, nothing written). */
+void test_expect_forced_error(const char *spec, const char *problem, const char *needle);
+
+/* The planner's "schedule:config" for problem. */
+void test_plan_of(const char *problem, char *plan, size_t len);
+
+/* The planner picks expected for problem; an expected ending in ':' matches any config of that
+ * schedule. */
+void test_expect_plan(const char *problem, const char *expected);
+
 #endif
