@@ -191,10 +191,21 @@ convnd_status convnd_autotune(const convnd_launch_args *a, const char *cache_fil
                               convnd_plan *out) {
     const convnd_problem *p = a->problem;
     if (convnd_autotune_lookup(p, cache_file, out)) return CONVND_OK;
-    /* z == y with beta != 0: every timed run would accumulate into y again */
-    if (p->has_z && p->beta != 0.0f && a->z == a->y) return convnd_plan_heuristic(p, out);
 #ifdef CONVND_HAVE_CUDA
     if (a->device != CONVND_DEVICE_GPU) return convnd_plan_heuristic(p, out);
+    /* The timed runs write a scratch y, never the caller's: a candidate that fails midway leaves
+     * the caller's y untouched (conv_nd's contract), and with z == y every run reads the
+     * caller's z unchanged. Without memory for it, the heuristic plans. */
+    convnd_tensor_desc yd;
+    void *scratch = NULL;
+    if (convnd_tensor_describe(p, CONVND_Y, &yd) != CONVND_OK ||
+        cudaMalloc(&scratch, yd.bytes > 0 ? (size_t)yd.bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        convnd_clear_error();
+        return convnd_plan_heuristic(p, out);
+    }
+    convnd_launch_args timed = *a;
+    timed.y = scratch;
     convnd_plan best = {-1, -1};
     float best_ms = 0.0f;
     char reason[512];
@@ -205,13 +216,14 @@ convnd_status convnd_autotune(const convnd_launch_args *a, const char *cache_fil
             if (!s->supports(p, c, reason, sizeof reason) ||
                 convnd_plan_workspace(p, plan) > a->workspace_bytes)
                 continue;
-            const float ms = time_candidate(a, plan);
+            const float ms = time_candidate(&timed, plan);
             if (ms >= 0.0f && (best.schedule < 0 || ms < best_ms)) {
                 best = plan;
                 best_ms = ms;
             }
         }
     }
+    cudaFree(scratch);
     convnd_clear_error(); /* a failed candidate is skipped, not reported */
     if (best.schedule < 0) return convnd_plan_heuristic(p, out);
     remember(p, cache_file, best);
