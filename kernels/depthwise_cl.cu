@@ -11,6 +11,7 @@
  * shared memory as [tap][channel] floats (one 128-bit read per tap and 4 channels); large
  * kernels are staged a few rows at a time (kernels/depthwise_configs.h). */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "depthwise_configs.h"
@@ -203,17 +204,9 @@ template <typename T, int R> static convnd_status dw_cl_launch_dtype(const convn
 }
 
 template <int R> static convnd_status dw_cl_launch_run(const convnd_launch_args *a) {
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return dw_cl_launch_dtype<float, R>(a);
-    case CONVND_F16:
-        return dw_cl_launch_dtype<convnd_half, R>(a);
-    case CONVND_BF16:
-        return dw_cl_launch_dtype<convnd_bf16, R>(a);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "depthwise_cl: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "depthwise_cl", [&](auto t) {
+        return dw_cl_launch_dtype<typename decltype(t)::type, R>(a);
+    });
 }
 
 } // namespace CONVND_NS

@@ -11,6 +11,7 @@
  * a multiplier of 1 and aligned channel vectors moves 16 bytes per access; other layouts run the
  * same loop element by element. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "depthwise_configs.h"
@@ -208,17 +209,9 @@ static convnd_status dw_stream_launch_dtype(const convnd_launch_args *a) {
 }
 
 template <int WIN> static convnd_status dw_stream_launch_win(const convnd_launch_args *a) {
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return dw_stream_launch_dtype<float, WIN>(a);
-    case CONVND_F16:
-        return dw_stream_launch_dtype<convnd_half, WIN>(a);
-    case CONVND_BF16:
-        return dw_stream_launch_dtype<convnd_bf16, WIN>(a);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "depthwise_stream: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "depthwise_stream", [&](auto t) {
+        return dw_stream_launch_dtype<typename decltype(t)::type, WIN>(a);
+    });
 }
 
 } // namespace CONVND_NS

@@ -8,6 +8,7 @@
  * the kernel size, which is what large depthwise kernels (7x7 to 31x31) need. Other layouts
  * run through the same strides, only with a worse access pattern. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_configs.h"
 #include "schedule.h"
@@ -133,15 +134,7 @@ extern "C" convnd_status CONVND_LAUNCHER(depthwise_tile)(const convnd_launch_arg
         return convnd_error(CONVND_ERR_INTERNAL, "depthwise_tile: config %d has no tile kernel",
                             (int)a->config);
     if (a->params.y_numel == 0) return CONVND_OK;
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return dw_tile_launch_dtype<float, 4>(a);
-    case CONVND_F16:
-        return dw_tile_launch_dtype<convnd_half, 4>(a);
-    case CONVND_BF16:
-        return dw_tile_launch_dtype<convnd_bf16, 4>(a);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "depthwise_tile: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "depthwise_tile", [&](auto t) {
+        return dw_tile_launch_dtype<typename decltype(t)::type, 4>(a);
+    });
 }

@@ -5,6 +5,7 @@
  * the fused epilogue and z == y in place — and is the planner's fallback. Not fast: it reads
  * each input once per output that uses it; the fast schedules are elsewhere. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "schedule.h"
 #include "error.h"
@@ -127,15 +128,7 @@ extern "C" convnd_status CONVND_LAUNCHER(direct)(const convnd_launch_args *a) {
                             (int)a->config, nconfigs);
     if (a->params.y_numel == 0) return CONVND_OK;
     const int threads = direct_block_threads[a->config];
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return direct_launch_dtype<float>(a, threads);
-    case CONVND_F16:
-        return direct_launch_dtype<convnd_half>(a, threads);
-    case CONVND_BF16:
-        return direct_launch_dtype<convnd_bf16>(a, threads);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "direct: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "direct", [&](auto t) {
+        return direct_launch_dtype<typename decltype(t)::type>(a, threads);
+    });
 }

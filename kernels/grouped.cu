@@ -10,6 +10,7 @@
  * count is a whole number of 16-byte vectors loads 16 bytes of input channels at once; other
  * layouts load element by element through the same loops. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "grouped_configs.h"
@@ -208,17 +209,9 @@ static convnd_status grouped_launch_dtype(const convnd_launch_args *a) {
 }
 
 template <int R, int CO> static convnd_status grouped_launch_config(const convnd_launch_args *a) {
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return grouped_launch_dtype<float, R, CO>(a);
-    case CONVND_F16:
-        return grouped_launch_dtype<convnd_half, R, CO>(a);
-    case CONVND_BF16:
-        return grouped_launch_dtype<convnd_bf16, R, CO>(a);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "grouped: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "grouped", [&](auto t) {
+        return grouped_launch_dtype<typename decltype(t)::type, R, CO>(a);
+    });
 }
 
 } // namespace CONVND_NS

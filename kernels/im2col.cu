@@ -4,6 +4,7 @@
  * grid-stride loops): the schedule is the "what cuBLAS alone gives" reference, and its time is
  * dominated by the GEMM and by moving the K-times larger col matrix through memory. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "im2col.h"
 #include "error.h"
@@ -244,24 +245,12 @@ template <typename T> static convnd_status im2col_to_f32_typed(const convnd_im2c
                          (const T *)a->src, a->dst, (int32_t)a->count);
 }
 
-static convnd_status im2col_bad_dtype(const char *what, int32_t dtype) {
-    return convnd_error(CONVND_ERR_UNSUPPORTED, "cublas_im2col %s: dtype %d not supported", what,
-                        (int)dtype);
-}
-
 /* Forward and transposed share the launcher: params.mode picks the kernel. */
 static convnd_status im2col_epilogue_any(const convnd_im2col_args *a) {
     if (im2col_chunk_of(a).y_size == 0) return CONVND_OK;
-    switch (a->launch->params.dtype) {
-    case CONVND_F32:
-        return im2col_epilogue_idx<float>(a);
-    case CONVND_F16:
-        return im2col_epilogue_idx<convnd_half>(a);
-    case CONVND_BF16:
-        return im2col_epilogue_idx<convnd_bf16>(a);
-    default:
-        return im2col_bad_dtype("epilogue", a->launch->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->launch->params.dtype, "cublas_im2col epilogue", [&](auto t) {
+        return im2col_epilogue_idx<typename decltype(t)::type>(a);
+    });
 }
 
 } // namespace CONVND_NS
@@ -270,16 +259,9 @@ extern "C" convnd_status CONVND_LAUNCHER(im2col_forward)(const convnd_im2col_arg
     using namespace CONVND_NS;
     const im2col_chunk c = im2col_chunk_of(a);
     if (c.col_size == 0) return CONVND_OK;
-    switch (a->launch->params.dtype) {
-    case CONVND_F32:
-        return im2col_forward_col<float>(a, c);
-    case CONVND_F16:
-        return im2col_forward_col<convnd_half>(a, c);
-    case CONVND_BF16:
-        return im2col_forward_col<convnd_bf16>(a, c);
-    default:
-        return im2col_bad_dtype("im2col", a->launch->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->launch->params.dtype, "cublas_im2col im2col", [&](auto t) {
+        return im2col_forward_col<typename decltype(t)::type>(a, c);
+    });
 }
 
 extern "C" convnd_status CONVND_LAUNCHER(im2col_epilogue)(const convnd_im2col_args *a) {
@@ -293,14 +275,7 @@ extern "C" convnd_status CONVND_LAUNCHER(col2im_epilogue)(const convnd_im2col_ar
 extern "C" convnd_status CONVND_LAUNCHER(im2col_to_f32)(const convnd_im2col_args *a) {
     using namespace CONVND_NS;
     if (a->count == 0) return CONVND_OK;
-    switch (a->launch->params.dtype) {
-    case CONVND_F32:
-        return im2col_to_f32_typed<float>(a);
-    case CONVND_F16:
-        return im2col_to_f32_typed<convnd_half>(a);
-    case CONVND_BF16:
-        return im2col_to_f32_typed<convnd_bf16>(a);
-    default:
-        return im2col_bad_dtype("to_f32", a->launch->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->launch->params.dtype, "cublas_im2col to_f32", [&](auto t) {
+        return im2col_to_f32_typed<typename decltype(t)::type>(a);
+    });
 }

@@ -1,6 +1,7 @@
 /* The materialized zero-pad copy (kernels/pad_copy.h): one thread per padded element, in the
  * padded tensor's memory order, so that stores are coalesced. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "pad_copy.h"
 #include "error.h"
@@ -73,15 +74,7 @@ extern "C" convnd_status CONVND_LAUNCHER(pad_copy)(const convnd_launch_args *a) 
     if (a->params.mode != CONVND_FORWARD)
         return convnd_error(CONVND_ERR_UNSUPPORTED,
                             "pad_copy: only forward problems pad their input");
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return pad_copy_typed<float>(a);
-    case CONVND_F16:
-        return pad_copy_typed<convnd_half>(a);
-    case CONVND_BF16:
-        return pad_copy_typed<convnd_bf16>(a);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "pad_copy: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "pad_copy", [&](auto t) {
+        return pad_copy_typed<typename decltype(t)::type>(a);
+    });
 }

@@ -10,6 +10,7 @@
  * weights (the same address across the block's positions) feed CO_T FMAs. Geometry:
  * kernels/tiled_configs.h. */
 #include "portability.cuh"
+#include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "tiled_configs.h"
@@ -167,17 +168,9 @@ static convnd_status tiled_launch_dtype(const convnd_launch_args *a) {
 }
 
 template <int CO_T> static convnd_status tiled_launch_config(const convnd_launch_args *a) {
-    switch (a->params.dtype) {
-    case CONVND_F32:
-        return tiled_launch_dtype<float, CO_T>(a);
-    case CONVND_F16:
-        return tiled_launch_dtype<convnd_half, CO_T>(a);
-    case CONVND_BF16:
-        return tiled_launch_dtype<convnd_bf16, CO_T>(a);
-    default:
-        return convnd_error(CONVND_ERR_UNSUPPORTED, "tiled_direct: dtype %d not supported",
-                            (int)a->params.dtype);
-    }
+    return convnd_launch_by_dtype(a->params.dtype, "tiled_direct", [&](auto t) {
+        return tiled_launch_dtype<typename decltype(t)::type, CO_T>(a);
+    });
 }
 
 } // namespace CONVND_NS
