@@ -269,20 +269,17 @@ convnd_status convnd_bind_torch_conv(int32_t dims, const convnd_shape *input,
                                      const convnd_ints *dilation, int64_t groups,
                                      convnd_problem *out) {
     char name[32];
-    const torch_call c = {conv_name("conv", dims, name, sizeof name),
-                          dims,
-                          1,
-                          input,
-                          weight,
-                          bias_len,
-                          stride,
-                          padding,
-                          dilation,
-                          NULL,
-                          PADDING_EXPLICIT,
-                          0,
-                          groups,
-                          0};
+    const torch_call c = {.fn = conv_name("conv", dims, name, sizeof name),
+                          .dims = dims,
+                          .unbatched_ok = 1,
+                          .input = input,
+                          .weight = weight,
+                          .bias_len = bias_len,
+                          .stride = stride,
+                          .padding = padding,
+                          .dilation = dilation,
+                          .padding_kind = PADDING_EXPLICIT,
+                          .groups = groups};
     return bind_torch(&c, out);
 }
 
@@ -297,20 +294,18 @@ convnd_status convnd_bind_torch_conv_padding_mode(int32_t dims, const convnd_sha
                             "padding=%d is not a convnd_torch_padding (0 'valid', 1 'same')",
                             (int)padding);
     char name[32];
-    const torch_call c = {conv_name("conv", dims, name, sizeof name),
-                          dims,
-                          1,
-                          input,
-                          weight,
-                          bias_len,
-                          stride,
-                          NULL,
-                          dilation,
-                          NULL,
-                          padding == CONVND_TORCH_PADDING_SAME ? PADDING_SAME : PADDING_VALID,
-                          0,
-                          groups,
-                          0};
+    const torch_call c = {.fn = conv_name("conv", dims, name, sizeof name),
+                          .dims = dims,
+                          .unbatched_ok = 1,
+                          .input = input,
+                          .weight = weight,
+                          .bias_len = bias_len,
+                          .stride = stride,
+                          .padding = NULL,
+                          .dilation = dilation,
+                          .padding_kind =
+                              padding == CONVND_TORCH_PADDING_SAME ? PADDING_SAME : PADDING_VALID,
+                          .groups = groups};
     return bind_torch(&c, out);
 }
 
@@ -321,20 +316,19 @@ convnd_status convnd_bind_torch_conv_transpose(int32_t dims, const convnd_shape 
                                                const convnd_ints *output_padding, int64_t groups,
                                                const convnd_ints *dilation, convnd_problem *out) {
     char name[32];
-    const torch_call c = {conv_name("conv_transpose", dims, name, sizeof name),
-                          dims,
-                          1,
-                          input,
-                          weight,
-                          bias_len,
-                          stride,
-                          padding,
-                          dilation,
-                          output_padding,
-                          PADDING_EXPLICIT,
-                          1,
-                          groups,
-                          0};
+    const torch_call c = {.fn = conv_name("conv_transpose", dims, name, sizeof name),
+                          .dims = dims,
+                          .unbatched_ok = 1,
+                          .input = input,
+                          .weight = weight,
+                          .bias_len = bias_len,
+                          .stride = stride,
+                          .padding = padding,
+                          .dilation = dilation,
+                          .output_padding = output_padding,
+                          .padding_kind = PADDING_EXPLICIT,
+                          .transposed = 1,
+                          .groups = groups};
     return bind_torch(&c, out);
 }
 
@@ -344,20 +338,19 @@ convnd_status convnd_bind_torch__convolution(const convnd_shape *input, const co
                                              const convnd_ints *dilation, int32_t transposed,
                                              const convnd_ints *output_padding, int64_t groups,
                                              int32_t allow_tf32, convnd_problem *out) {
-    const torch_call c = {"_convolution",
-                          0,
-                          0,
-                          input,
-                          weight,
-                          bias_len,
-                          stride,
-                          padding,
-                          dilation,
-                          output_padding,
-                          PADDING_EXPLICIT,
-                          transposed != 0,
-                          groups,
-                          allow_tf32 != 0};
+    const torch_call c = {.fn = "_convolution",
+                          .dims = 0,
+                          .input = input,
+                          .weight = weight,
+                          .bias_len = bias_len,
+                          .stride = stride,
+                          .padding = padding,
+                          .dilation = dilation,
+                          .output_padding = output_padding,
+                          .padding_kind = PADDING_EXPLICIT,
+                          .transposed = transposed != 0,
+                          .groups = groups,
+                          .allow_tf32 = allow_tf32 != 0};
     return bind_torch(&c, out);
 }
 
@@ -366,10 +359,18 @@ convnd_status convnd_bind_torch_convolution(const convnd_shape *input, const con
                                             const convnd_ints *padding, const convnd_ints *dilation,
                                             int32_t transposed, const convnd_ints *output_padding,
                                             int64_t groups, convnd_problem *out) {
-    const torch_call c = {
-        "convolution", 0,       0,        input,          weight,           bias_len,
-        stride,        padding, dilation, output_padding, PADDING_EXPLICIT, transposed != 0,
-        groups,        0};
+    const torch_call c = {.fn = "convolution",
+                          .dims = 0,
+                          .input = input,
+                          .weight = weight,
+                          .bias_len = bias_len,
+                          .stride = stride,
+                          .padding = padding,
+                          .dilation = dilation,
+                          .output_padding = output_padding,
+                          .padding_kind = PADDING_EXPLICIT,
+                          .transposed = transposed != 0,
+                          .groups = groups};
     return bind_torch(&c, out);
 }
 
@@ -379,19 +380,16 @@ convnd_status convnd_bind_causal_conv(int32_t dims, const convnd_shape *input,
                                       const convnd_ints *dilation, int64_t groups,
                                       convnd_problem *out) {
     char name[32];
-    const torch_call c = {conv_name("causal conv", dims, name, sizeof name),
-                          dims,
-                          1,
-                          input,
-                          weight,
-                          bias_len,
-                          stride,
-                          padding,
-                          dilation,
-                          NULL,
-                          PADDING_CAUSAL,
-                          0,
-                          groups,
-                          0};
+    const torch_call c = {.fn = conv_name("causal conv", dims, name, sizeof name),
+                          .dims = dims,
+                          .unbatched_ok = 1,
+                          .input = input,
+                          .weight = weight,
+                          .bias_len = bias_len,
+                          .stride = stride,
+                          .padding = padding,
+                          .dilation = dilation,
+                          .padding_kind = PADDING_CAUSAL,
+                          .groups = groups};
     return bind_torch(&c, out);
 }

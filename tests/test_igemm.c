@@ -64,28 +64,11 @@ static const igemm_case igemm_cases[] = {
 };
 #define IGEMM_CASES (sizeof igemm_cases / sizeof igemm_cases[0])
 
-static const test_numerics tc_numerics[] = {
-    {CONVND_F16, CONVND_MATH_DEFAULT},
-    {CONVND_BF16, CONVND_MATH_DEFAULT},
-    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
-};
-static const test_numerics simt_numerics[] = {
-    {CONVND_F32, CONVND_MATH_DEFAULT},
-    {CONVND_F32, CONVND_MATH_ALLOW_TF32}, /* allowed, not used: still exact FMA */
-};
-
 #define MAX_IGEMM_CONFIGS 32
 static test_schedule_config igemm_configs[MAX_IGEMM_CONFIGS];
 
 static size_t list_igemm_configs(void) {
     return test_list_schedule_configs("igemm_", igemm_configs, MAX_IGEMM_CONFIGS);
-}
-
-static const test_numerics *numerics_of(test_schedule_config ic, size_t *count) {
-    const int tc = strcmp(convnd_schedule_table[ic.schedule]->name, "igemm_tc") == 0;
-    *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
-                : sizeof simt_numerics / sizeof simt_numerics[0];
-    return tc ? tc_numerics : simt_numerics;
 }
 
 TestSuite(igemm, .timeout = 600);
@@ -98,7 +81,7 @@ ParameterizedTest(test_schedule_config *ic, igemm, load_paths) {
     char spec[128];
     test_schedule_spec(*ic, spec, sizeof spec);
     size_t nnum;
-    const test_numerics *num = numerics_of(*ic, &nnum);
+    const test_numerics *num = test_numerics_of(*ic, &nnum);
     for (size_t i = 0; i < IGEMM_CASES; ++i) {
         for (size_t k = 0; k < nnum; ++k) {
             convnd_problem p;
@@ -122,7 +105,7 @@ ParameterizedTest(test_schedule_config *ic, igemm, misaligned_pointers) {
     char spec[128];
     test_schedule_spec(*ic, spec, sizeof spec);
     size_t nnum;
-    const test_numerics *num = numerics_of(*ic, &nnum);
+    const test_numerics *num = test_numerics_of(*ic, &nnum);
     static const char *const problems[] = {
         "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=3 P0=1 P1=1 x=cl w=cl bias",
         "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=1 S=2 x=cl w=cl",

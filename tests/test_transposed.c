@@ -73,27 +73,11 @@ static const convT_case convT_cases[] = {
 };
 #define CONVT_CASES (sizeof convT_cases / sizeof convT_cases[0])
 
-static const test_numerics tc_numerics[] = {
-    {CONVND_F16, CONVND_MATH_DEFAULT},
-    {CONVND_BF16, CONVND_MATH_DEFAULT},
-    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
-};
-static const test_numerics simt_numerics[] = {
-    {CONVND_F32, CONVND_MATH_DEFAULT},
-};
-
 #define MAX_CONVT_CONFIGS 32
 static test_schedule_config convT_configs[MAX_CONVT_CONFIGS];
 
 static size_t list_convT_configs(void) {
     return test_list_schedule_configs("convT_", convT_configs, MAX_CONVT_CONFIGS);
-}
-
-static const test_numerics *numerics_of(test_schedule_config cc, size_t *count) {
-    const int tc = strcmp(convnd_schedule_table[cc.schedule]->name, "convT_tc") == 0;
-    *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
-                : sizeof simt_numerics / sizeof simt_numerics[0];
-    return tc ? tc_numerics : simt_numerics;
 }
 
 TestSuite(transposed, .timeout = 900);
@@ -106,7 +90,7 @@ ParameterizedTest(test_schedule_config *cc, transposed, phase_cases) {
     char spec[128];
     test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const test_numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = test_numerics_of(*cc, &nnum);
     for (size_t i = 0; i < CONVT_CASES; ++i)
         for (size_t k = 0; k < nnum; ++k) {
             convnd_problem p;
@@ -176,7 +160,7 @@ ParameterizedTest(test_schedule_config *cc, transposed, random_problems) {
     char spec[128];
     test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const test_numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = test_numerics_of(*cc, &nnum);
     for (int i = 0; i < RANDOM_TRANSPOSED; ++i) {
         test_rng r = test_rng_seed(0x7a45e000u + (uint64_t)i);
         convnd_problem p;
@@ -204,7 +188,7 @@ ParameterizedTest(test_schedule_config *cc, transposed, stride_dilation_kernel_t
     char spec[128];
     test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const test_numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = test_numerics_of(*cc, &nnum);
     int n = 0;
     for (int64_t st = 1; st <= 4; ++st)
         for (int64_t d = 1; d <= 3; ++d)
@@ -251,7 +235,7 @@ ParameterizedTest(test_schedule_config *cc, transposed, misaligned_x) {
     char spec[128];
     test_schedule_spec(*cc, spec, sizeof spec);
     size_t nnum;
-    const test_numerics *num = numerics_of(*cc, &nnum);
+    const test_numerics *num = test_numerics_of(*cc, &nnum);
     static const char *const problems[] = {
         "tr 2d N=2 Ci=16 Co=24 I=5,4 K=3 S=2 P0=1 P1=0 x=cl w=cl bias",
         "tr 2d N=2 Ci=16 Co=24 I=5,4 K=2 S=2 x=cl w=cl",

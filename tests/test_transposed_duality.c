@@ -28,13 +28,6 @@ static size_t list_duality_configs(void) {
     return test_list_schedule_configs("convT_", duality_configs, MAX_DUALITY_CONFIGS);
 }
 
-static const test_numerics tc_numerics[] = {
-    {CONVND_F16, CONVND_MATH_DEFAULT},
-    {CONVND_BF16, CONVND_MATH_DEFAULT},
-    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
-};
-static const test_numerics simt_numerics[] = {{CONVND_F32, CONVND_MATH_DEFAULT}};
-
 /* A valid forward problem without epilogue (the identity is about the linear map): dims 1-3,
  * strides 1-4, dilation 1-3, kernels up to 16 (1-D), padding -2..E, channels per group 1-20
  * (often multiples of 8), groups 1-3, any layouts. */
@@ -81,9 +74,8 @@ ParameterizedTestParameters(transposed_duality, against_forward_igemm) {
 ParameterizedTest(test_schedule_config *dc, transposed_duality, against_forward_igemm) {
     const convnd_schedule *s = convnd_schedule_table[dc->schedule];
     const int tc = strcmp(s->name, "convT_tc") == 0;
-    const test_numerics *num = tc ? tc_numerics : simt_numerics;
-    const size_t nnum = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
-                           : sizeof simt_numerics / sizeof simt_numerics[0];
+    size_t nnum;
+    const test_numerics *num = test_numerics_of(*dc, &nnum);
     char t_spec[128], f_spec[128];
     snprintf(t_spec, sizeof t_spec, "%s:%s", s->name, s->config_names[dc->config]);
     /* the forward implicit GEMM's tile of the same name */

@@ -19,6 +19,25 @@ size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out,
     return n;
 }
 
+static const test_numerics tc_numerics[] = {
+    {CONVND_F16, CONVND_MATH_DEFAULT},
+    {CONVND_BF16, CONVND_MATH_DEFAULT},
+    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
+};
+static const test_numerics simt_numerics[] = {
+    {CONVND_F32, CONVND_MATH_DEFAULT},
+    {CONVND_F32, CONVND_MATH_ALLOW_TF32},
+};
+
+const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count) {
+    const char *name = convnd_schedule_table[sc.schedule]->name;
+    const size_t n = strlen(name);
+    const int tc = n >= 3 && strcmp(name + n - 3, "_tc") == 0;
+    *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
+                : sizeof simt_numerics / sizeof simt_numerics[0];
+    return tc ? tc_numerics : simt_numerics;
+}
+
 void test_schedule_spec(test_schedule_config sc, char *buf, size_t len) {
     const convnd_schedule *s = convnd_schedule_table[sc.schedule];
     snprintf(buf, len, "%s:%s", s->name, s->config_names[sc.config]);

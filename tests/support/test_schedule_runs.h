@@ -21,6 +21,11 @@ typedef struct test_numerics {
     convnd_math math;
 } test_numerics;
 
+/* The numerics a GEMM-family schedule runs: a "*_tc" schedule f16, bf16 and f32 with TF32
+ * allowed; a "*_simt" one f32, with math default and with TF32 allowed (which it may ignore:
+ * still exact FMA). Sets *count. */
+const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count);
+
 /* Fills out[] with every (schedule, config) whose schedule name starts with prefix (NULL: all),
  * in registry order; returns how many (at most max). */
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max);
