@@ -263,13 +263,14 @@ static const char *conv_name(const char *base, int32_t dims, char *buf, size_t l
     return buf;
 }
 
-convnd_status convnd_bind_torch_conv(int32_t dims, const convnd_shape *input,
-                                     const convnd_shape *weight, int64_t bias_len,
-                                     const convnd_ints *stride, const convnd_ints *padding,
-                                     const convnd_ints *dilation, int64_t groups,
-                                     convnd_problem *out) {
+/* conv{1,2,3}d and the causal conv: the same call, with their padding kind. */
+static convnd_status bind_torch_conv_nd(const char *base, int32_t dims, const convnd_shape *input,
+                                        const convnd_shape *weight, int64_t bias_len,
+                                        const convnd_ints *stride, const convnd_ints *padding,
+                                        torch_padding_kind kind, const convnd_ints *dilation,
+                                        int64_t groups, convnd_problem *out) {
     char name[32];
-    const torch_call c = {.fn = conv_name("conv", dims, name, sizeof name),
+    const torch_call c = {.fn = conv_name(base, dims, name, sizeof name),
                           .dims = dims,
                           .unbatched_ok = 1,
                           .input = input,
@@ -278,9 +279,18 @@ convnd_status convnd_bind_torch_conv(int32_t dims, const convnd_shape *input,
                           .stride = stride,
                           .padding = padding,
                           .dilation = dilation,
-                          .padding_kind = PADDING_EXPLICIT,
+                          .padding_kind = kind,
                           .groups = groups};
     return bind_torch(&c, out);
+}
+
+convnd_status convnd_bind_torch_conv(int32_t dims, const convnd_shape *input,
+                                     const convnd_shape *weight, int64_t bias_len,
+                                     const convnd_ints *stride, const convnd_ints *padding,
+                                     const convnd_ints *dilation, int64_t groups,
+                                     convnd_problem *out) {
+    return bind_torch_conv_nd("conv", dims, input, weight, bias_len, stride, padding,
+                              PADDING_EXPLICIT, dilation, groups, out);
 }
 
 convnd_status convnd_bind_torch_conv_padding_mode(int32_t dims, const convnd_shape *input,
@@ -293,20 +303,9 @@ convnd_status convnd_bind_torch_conv_padding_mode(int32_t dims, const convnd_sha
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "padding=%d is not a convnd_torch_padding (0 'valid', 1 'same')",
                             (int)padding);
-    char name[32];
-    const torch_call c = {.fn = conv_name("conv", dims, name, sizeof name),
-                          .dims = dims,
-                          .unbatched_ok = 1,
-                          .input = input,
-                          .weight = weight,
-                          .bias_len = bias_len,
-                          .stride = stride,
-                          .padding = NULL,
-                          .dilation = dilation,
-                          .padding_kind =
+    return bind_torch_conv_nd("conv", dims, input, weight, bias_len, stride, NULL,
                               padding == CONVND_TORCH_PADDING_SAME ? PADDING_SAME : PADDING_VALID,
-                          .groups = groups};
-    return bind_torch(&c, out);
+                              dilation, groups, out);
 }
 
 convnd_status convnd_bind_torch_conv_transpose(int32_t dims, const convnd_shape *input,
@@ -332,13 +331,14 @@ convnd_status convnd_bind_torch_conv_transpose(int32_t dims, const convnd_shape 
     return bind_torch(&c, out);
 }
 
-convnd_status convnd_bind_torch__convolution(const convnd_shape *input, const convnd_shape *weight,
-                                             int64_t bias_len, const convnd_ints *stride,
-                                             const convnd_ints *padding,
-                                             const convnd_ints *dilation, int32_t transposed,
-                                             const convnd_ints *output_padding, int64_t groups,
-                                             int32_t allow_tf32, convnd_problem *out) {
-    const torch_call c = {.fn = "_convolution",
+/* torch.convolution and torch._convolution: the weight's rank gives the dims. */
+static convnd_status bind_torch_convolution(const char *fn, const convnd_shape *input,
+                                            const convnd_shape *weight, int64_t bias_len,
+                                            const convnd_ints *stride, const convnd_ints *padding,
+                                            const convnd_ints *dilation, int32_t transposed,
+                                            const convnd_ints *output_padding, int64_t groups,
+                                            int32_t allow_tf32, convnd_problem *out) {
+    const torch_call c = {.fn = fn,
                           .dims = 0,
                           .input = input,
                           .weight = weight,
@@ -354,24 +354,23 @@ convnd_status convnd_bind_torch__convolution(const convnd_shape *input, const co
     return bind_torch(&c, out);
 }
 
+convnd_status convnd_bind_torch__convolution(const convnd_shape *input, const convnd_shape *weight,
+                                             int64_t bias_len, const convnd_ints *stride,
+                                             const convnd_ints *padding,
+                                             const convnd_ints *dilation, int32_t transposed,
+                                             const convnd_ints *output_padding, int64_t groups,
+                                             int32_t allow_tf32, convnd_problem *out) {
+    return bind_torch_convolution("_convolution", input, weight, bias_len, stride, padding,
+                                  dilation, transposed, output_padding, groups, allow_tf32, out);
+}
+
 convnd_status convnd_bind_torch_convolution(const convnd_shape *input, const convnd_shape *weight,
                                             int64_t bias_len, const convnd_ints *stride,
                                             const convnd_ints *padding, const convnd_ints *dilation,
                                             int32_t transposed, const convnd_ints *output_padding,
                                             int64_t groups, convnd_problem *out) {
-    const torch_call c = {.fn = "convolution",
-                          .dims = 0,
-                          .input = input,
-                          .weight = weight,
-                          .bias_len = bias_len,
-                          .stride = stride,
-                          .padding = padding,
-                          .dilation = dilation,
-                          .output_padding = output_padding,
-                          .padding_kind = PADDING_EXPLICIT,
-                          .transposed = transposed != 0,
-                          .groups = groups};
-    return bind_torch(&c, out);
+    return bind_torch_convolution("convolution", input, weight, bias_len, stride, padding, dilation,
+                                  transposed, output_padding, groups, 0, out);
 }
 
 convnd_status convnd_bind_causal_conv(int32_t dims, const convnd_shape *input,
@@ -379,17 +378,6 @@ convnd_status convnd_bind_causal_conv(int32_t dims, const convnd_shape *input,
                                       const convnd_ints *stride, const convnd_ints *padding,
                                       const convnd_ints *dilation, int64_t groups,
                                       convnd_problem *out) {
-    char name[32];
-    const torch_call c = {.fn = conv_name("causal conv", dims, name, sizeof name),
-                          .dims = dims,
-                          .unbatched_ok = 1,
-                          .input = input,
-                          .weight = weight,
-                          .bias_len = bias_len,
-                          .stride = stride,
-                          .padding = padding,
-                          .dilation = dilation,
-                          .padding_kind = PADDING_CAUSAL,
-                          .groups = groups};
-    return bind_torch(&c, out);
+    return bind_torch_conv_nd("causal conv", dims, input, weight, bias_len, stride, padding,
+                              PADDING_CAUSAL, dilation, groups, out);
 }
