@@ -21,13 +21,8 @@
 
 /* Cases: the dtype in the text is replaced by each dtype the schedule runs. Channel counts that
  * are multiples of 8 take the vector path for every dtype (8 halves or 2x4 floats per chunk). */
-typedef struct igemm_case {
-    const char *id;
-    const char *problem;
-    int z_in_place; /* z == y */
-} igemm_case;
 
-static const igemm_case igemm_cases[] = {
+static const test_case_text igemm_cases[] = {
     /* vector path */
     {"vec_2d_same_bias", "fwd 2d N=2 Ci=16 Co=24 I=9,10 K=3 P0=1 P1=1 x=cl w=cl bias", 0},
     {"vec_2d_tails", "fwd 2d N=3 Ci=40 Co=72 I=7,9 K=3 S=2 P0=0 P1=1 x=cl w=cl", 0},
@@ -78,21 +73,7 @@ ParameterizedTestParameters(igemm, load_paths) {
 }
 
 ParameterizedTest(test_schedule_config *ic, igemm, load_paths) {
-    char spec[128];
-    test_schedule_spec(*ic, spec, sizeof spec);
-    size_t nnum;
-    const test_numerics *num = test_numerics_of(*ic, &nnum);
-    for (size_t i = 0; i < IGEMM_CASES; ++i) {
-        for (size_t k = 0; k < nnum; ++k) {
-            convnd_problem p;
-            char err[512];
-            cr_assert(test_problem_parse(igemm_cases[i].problem, &p, err, sizeof err), "%s", err);
-            p.dtype = num[k].dtype;
-            p.math = num[k].math;
-            test_run_supported_case(spec, &p, igemm_cases[i].id, igemm_cases[i].z_in_place,
-                                    test_seed_of(igemm_cases[i].id, k));
-        }
-    }
+    test_run_case_table(*ic, igemm_cases, IGEMM_CASES);
 }
 
 /* x and w one element past a 16-byte boundary: the vector path's alignment test must send the

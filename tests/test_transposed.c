@@ -25,13 +25,8 @@
 
 /* Cases: the dtype in the text is replaced by each dtype the schedule runs. Channel counts that
  * are multiples of 8 take x's vector path for every dtype when x is channels-last. */
-typedef struct convT_case {
-    const char *id;
-    const char *problem;
-    int z_in_place;
-} convT_case;
 
-static const convT_case convT_cases[] = {
+static const test_case_text convT_cases[] = {
     /* decoder upsampling: K=3 S=2 (phases with 4/2/2/1 taps, output_padding 1), K=4 S=2 */
     {"vae_k3s2_op1", "tr 2d N=2 Ci=16 Co=24 I=7,6 K=3 S=2 P0=1 P1=0 x=cl w=cl bias", 0},
     {"k4s2", "tr 2d Ci=16 Co=16 I=6,5 K=4 S=2 P0=1 P1=1 x=cl w=cl act=relu", 0},
@@ -87,22 +82,7 @@ ParameterizedTestParameters(transposed, phase_cases) {
 }
 
 ParameterizedTest(test_schedule_config *cc, transposed, phase_cases) {
-    char spec[128];
-    test_schedule_spec(*cc, spec, sizeof spec);
-    size_t nnum;
-    const test_numerics *num = test_numerics_of(*cc, &nnum);
-    for (size_t i = 0; i < CONVT_CASES; ++i)
-        for (size_t k = 0; k < nnum; ++k) {
-            convnd_problem p;
-            char err[512];
-            cr_assert(test_problem_parse(convT_cases[i].problem, &p, err, sizeof err), "%s", err);
-            cr_assert(convnd_validate(&p) == CONVND_OK, "case %s is invalid: %s", convT_cases[i].id,
-                      convnd_last_error());
-            p.dtype = num[k].dtype;
-            p.math = num[k].math;
-            test_run_supported_case(spec, &p, convT_cases[i].id, convT_cases[i].z_in_place,
-                                    test_seed_of(convT_cases[i].id, k));
-        }
+    test_run_case_table(*cc, convT_cases, CONVT_CASES);
 }
 
 /* ---- random transposed problems ------------------------------------------------------------ */

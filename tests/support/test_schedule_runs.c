@@ -87,6 +87,26 @@ void test_run_supported_case(const char *spec, const convnd_problem *p, const ch
     test_case_free(&c);
 }
 
+void test_run_case_table(test_schedule_config sc, const test_case_text *cases, size_t count) {
+    char spec[128];
+    test_schedule_spec(sc, spec, sizeof spec);
+    size_t nnum;
+    const test_numerics *num = test_numerics_of(sc, &nnum);
+    for (size_t i = 0; i < count; ++i)
+        for (size_t k = 0; k < nnum; ++k) {
+            convnd_problem p;
+            char err[512];
+            cr_assert(test_problem_parse(cases[i].problem, &p, err, sizeof err), "case %s: %s",
+                      cases[i].id, err);
+            cr_assert(convnd_validate(&p) == CONVND_OK, "case %s is invalid: %s", cases[i].id,
+                      convnd_last_error());
+            p.dtype = num[k].dtype;
+            p.math = num[k].math;
+            test_run_supported_case(spec, &p, cases[i].id, cases[i].z_in_place,
+                                    test_seed_of(cases[i].id, k));
+        }
+}
+
 void test_expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
                          convnd_math math, const char *needle) {
     convnd_problem p;

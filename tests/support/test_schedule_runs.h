@@ -49,6 +49,17 @@ void test_run_all_orders(test_conv_case *c, const char *spec, const char *what);
 void test_run_supported_case(const char *spec, const convnd_problem *p, const char *id,
                              int z_in_place, uint64_t seed);
 
+/* A named case of a table: a problem in tests/support/test_problem_text.h syntax. */
+typedef struct test_case_text {
+    const char *id;
+    const char *problem;
+    int z_in_place; /* z == y */
+} test_case_text;
+
+/* Every case of the table in every numerics of sc (the text's dtype replaced by each; see
+ * test_numerics_of), each by test_run_supported_case: sc must support them all. */
+void test_run_case_table(test_schedule_config sc, const test_case_text *cases, size_t count);
+
 /* ---- supports() and the planner ---------------------------------------------------------- */
 
 /* problem (tests/support/test_problem_text.h syntax) with dtype and math set: spec must refuse
