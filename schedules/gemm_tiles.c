@@ -21,7 +21,8 @@ const convnd_gemm_tiles convnd_gemm_tc_tiles = {CONVND_GEMM_TC_COUNT, convnd_gem
 const convnd_gemm_tiles convnd_gemm_simt_tiles = {CONVND_GEMM_SIMT_COUNT, convnd_gemm_simt_names,
                                                   simt_tiles};
 
-int32_t convnd_gemm_supports_grid(const convnd_conv_params *params, const convnd_gemm_tile *tile,
+/* 32-bit indices and the grid's limits on groups and column blocks. */
+static int32_t gemm_supports_grid(const convnd_conv_params *params, const convnd_gemm_tile *tile,
                                   const char *who, char *reason, size_t reason_len) {
     if (convnd_igemm_needs_index64(params))
         return convnd_refuse(reason, reason_len,
@@ -60,7 +61,7 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_gemm_tiles *t
     convnd_conv_params params;
     if (convnd_params_from_problem(p, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
-    return convnd_gemm_supports_grid(&params, &t->tiles[config], who, reason, reason_len);
+    return gemm_supports_grid(&params, &t->tiles[config], who, reason, reason_len);
 }
 
 int32_t convnd_gemm_worth_routing(const convnd_problem *p, convnd_mode mode,

@@ -35,16 +35,14 @@ extern const convnd_gemm_tiles convnd_gemm_simt_tiles; /* CUDA cores, exact f32 
 extern const char *const convnd_gemm_tc_names[];
 extern const char *const convnd_gemm_simt_names[];
 
-/* supports() of a family member named `who` (e.g. "igemm_tc") in `mode`: config in range, the
+/* supports() of a family member named `who` (e.g. "igemm_tc"; the caller checks the mode):
+ * config in range, the
  * numerics of its variant (tensor cores: f16, bf16, f32 with ALLOW_TF32; simt: f32; `sibling`
- * names the other variant in the reason), then convnd_gemm_supports_grid. */
+ * names the other variant in the reason), 32-bit indices (kernels/igemm_limits.cu) and the
+ * grid's limits on groups and column blocks. */
 int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_gemm_tiles *t, int32_t config,
                              int32_t tensor_cores, const char *who, const char *sibling,
                              char *reason, size_t reason_len);
-
-/* 32-bit indices (kernels/igemm_limits.cu) and the grid's limits on groups and column blocks. */
-int32_t convnd_gemm_supports_grid(const convnd_conv_params *params, const convnd_gemm_tile *tile,
-                                  const char *who, char *reason, size_t reason_len);
 
 /* The planner's heuristic for config of t on a problem of `mode`: GEMM-shaped (C_in/g and
  * C_out/g >= 8); the last (smallest) tile takes any such problem; a larger one needs

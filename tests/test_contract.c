@@ -19,19 +19,12 @@
 #include "test_conv_case.h"
 #include "test_contract_support.h"
 #include "test_problem_text.h"
+#include "test_schedule_runs.h"
 
 TestSuite(contract, .timeout = 600);
 
-static convnd_problem parse(const char *text) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse(text, &p, err, sizeof err), "%s", err);
-    cr_assert_eq(convnd_validate(&p), CONVND_OK, "%s: %s", text, convnd_last_error());
-    return p;
-}
-
 static void setup(test_conv_case *c, const char *text, int z_in_place) {
-    const convnd_problem p = parse(text);
+    const convnd_problem p = test_parse_valid(text);
     char err[256];
     cr_assert(test_case_init(c, &p, z_in_place, 42, err, sizeof err), "%s", err);
 }

@@ -16,14 +16,6 @@
 
 TestSuite(depthwise, .timeout = 600);
 
-static convnd_problem parse(const char *text) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse(text, &p, err, sizeof err), "%s", err);
-    cr_assert(convnd_validate(&p) == CONVND_OK, "%s: %s", text, convnd_last_error());
-    return p;
-}
-
 /* ---- routing ---------------------------------------------------------------------------- */
 
 typedef struct route_case {
@@ -87,7 +79,7 @@ static const refusal_case refusals[] = {
 Test(depthwise, supports_refuses_with_reasons) {
     for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; ++i) {
         const refusal_case *r = &refusals[i];
-        const convnd_problem p = parse(r->problem);
+        const convnd_problem p = test_parse_valid(r->problem);
         char reason[512] = "";
         cr_expect(!convnd_schedule_supports(r->spec, &p, reason, sizeof reason), "%s supports %s",
                   r->spec, r->problem);
@@ -164,7 +156,7 @@ static const path_case paths[] = {
 Test(depthwise, targeted_paths_match_reference) {
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; ++i) {
         const path_case *t = &paths[i];
-        const convnd_problem p = parse(t->problem);
+        const convnd_problem p = test_parse_valid(t->problem);
         test_run_supported_case(t->spec, &p, t->why, t->z_in_place, 0x7d00 + i);
     }
 }
@@ -194,7 +186,7 @@ Test(depthwise, kernel_sizes_1_to_33) {
                          k / 3 + 3, k / 2 + 4, k, 1 + k % 2, same, same, layout);
             else
                 continue;
-            const convnd_problem p = parse(text);
+            const convnd_problem p = test_parse_valid(text);
             for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
                 char reason[512];
                 if (!convnd_schedule_supports(specs[i], &p, reason, sizeof reason)) continue;
@@ -230,7 +222,7 @@ Test(depthwise, misaligned_pointers_take_the_element_path) {
         "fwd 1d N=2 Ci=16 Co=16 g=16 I=40 K=4 P0=3 P1=0 bf16 x=cl w=cl bias z beta=1",
         "fwd 2d N=2 Ci=32 Co=16 g=2 I=6,7 K=3 P0=1 P1=1 bf16 x=cl w=cl bias"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
-        const convnd_problem p = parse(problems[i]);
+        const convnd_problem p = test_parse_valid(problems[i]);
         test_conv_case c;
         char err[512];
         cr_assert(test_case_init(&c, &p, 0, 0x3a11 + i, err, sizeof err), "%s", err);

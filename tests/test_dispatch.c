@@ -13,21 +13,14 @@
 #include "schedule.h"
 #include "test_conv_case.h"
 #include "test_problem_text.h"
+#include "test_schedule_runs.h"
 #include "test_random.h"
 #include "test_random_problem.h"
 
 TestSuite(dispatch, .timeout = 120);
 
-static convnd_problem parse(const char *text) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse(text, &p, err, sizeof err), "%s", err);
-    cr_assert(convnd_validate(&p) == CONVND_OK, "%s: %s", text, convnd_last_error());
-    return p;
-}
-
 static void setup(test_conv_case *c, const char *text) {
-    const convnd_problem p = parse(text);
+    const convnd_problem p = test_parse_valid(text);
     char err[256];
     cr_assert(test_case_init(c, &p, 0, 42, err, sizeof err), "%s", err);
 }
@@ -186,7 +179,7 @@ Test(dispatch, plan_name_visible_and_consistent) {
         cr_expect(convnd_schedule_supports(name, &p, reason, sizeof reason),
                   "planner chose '%s', which refuses %s: %s", name, text, reason);
     }
-    const convnd_problem p = parse(small);
+    const convnd_problem p = test_parse_valid(small);
     char name[8];
     cr_expect_eq(convnd_plan_name(&p, NULL, name, 3), CONVND_ERR_INVALID_ARGUMENT,
                  "a too-small buffer is an error");
@@ -194,7 +187,7 @@ Test(dispatch, plan_name_visible_and_consistent) {
 }
 
 Test(dispatch, env_schedule_honoured) {
-    const convnd_problem p = parse(small);
+    const convnd_problem p = test_parse_valid(small);
     char name[64];
     cr_assert_eq(setenv("CONVND_SCHEDULE", "direct:t256", 1), 0);
     cr_assert_eq(convnd_plan_name(&p, NULL, name, sizeof name), CONVND_OK);
@@ -275,7 +268,7 @@ Test(dispatch, listing_api) {
     cr_expect_null(convnd_schedule_name(-1));
     cr_expect_eq(convnd_schedule_config_count(-1), 0);
 
-    const convnd_problem p = parse(small);
+    const convnd_problem p = test_parse_valid(small);
     char reason[256];
     cr_expect(convnd_schedule_supports("direct", &p, reason, sizeof reason));
     cr_expect(convnd_schedule_supports("direct:t128", &p, reason, sizeof reason));
@@ -313,8 +306,9 @@ Test(dispatch, autotune_on_emulated_device_uses_heuristic) {
 }
 
 Test(dispatch, problem_key_covers_every_field) {
-    const convnd_problem p = parse("fwd 2d N=2 Ci=4 Co=6 g=2 I=7,6 K=3,2 S=2,1 D=1,2 P0=1,0 "
-                                   "P1=0,-1 bias z beta=0.5 act=silu");
+    const convnd_problem p =
+        test_parse_valid("fwd 2d N=2 Ci=4 Co=6 g=2 I=7,6 K=3,2 S=2,1 D=1,2 P0=1,0 "
+                         "P1=0,-1 bias z beta=0.5 act=silu");
     const uint64_t key = convnd_problem_key(&p);
     convnd_problem q = p;
     q.input[2] = 99; /* past dims: not part of the problem */
@@ -350,7 +344,7 @@ Test(dispatch, problem_key_covers_every_field) {
 }
 
 Test(dispatch, autotune_cache_file_lookup) {
-    const convnd_problem p = parse(small);
+    const convnd_problem p = test_parse_valid(small);
     char path[] = "/tmp/convnd_autotune_XXXXXX";
     const int fd = mkstemp(path);
     cr_assert_geq(fd, 0);

@@ -36,13 +36,7 @@ static size_t list_schedule_configs(void) {
 
 /* ---- the feature table ------------------------------------------------------------------- */
 
-typedef struct feature_case {
-    const char *id;
-    const char *problem; /* tests/support/test_problem_text.h syntax */
-    int z_in_place;      /* z == y */
-} feature_case;
-
-static const feature_case feature_table[] = {
+static const test_case_text feature_table[] = {
     /* 1-D (NCL and NLC) */
     {"1d_basic", "fwd 1d N=2 Ci=3 Co=5 I=17 K=3 P0=1 P1=1", 0},
     {"1d_even_stride3_dil2", "fwd 1d Ci=4 Co=3 I=29 K=4 S=3 D=2 P0=2 P1=1", 0},
@@ -172,12 +166,8 @@ ParameterizedTestParameters(forced_schedules, feature_table) {
 ParameterizedTest(test_schedule_config *sc, forced_schedules, feature_table) {
     int ran = 0;
     for (size_t i = 0; i < FEATURE_COUNT; ++i) {
-        const feature_case *f = &feature_table[i];
-        convnd_problem p;
-        char err[512];
-        cr_assert(test_problem_parse(f->problem, &p, err, sizeof err), "feature table: %s", err);
-        cr_assert(convnd_validate(&p) == CONVND_OK, "feature table case %s is invalid: %s", f->id,
-                  convnd_last_error());
+        const test_case_text *f = &feature_table[i];
+        const convnd_problem p = test_parse_valid(f->problem);
         ran += run_case(*sc, f->id, &p, f->z_in_place, test_seed_of(f->id, 0));
     }
     char spec[128];

@@ -17,17 +17,11 @@
 #include "test_conv_case.h"
 #include "test_contract_support.h"
 #include "test_problem_text.h"
+#include "test_schedule_runs.h"
 #include "test_random.h"
 #include "test_random_problem.h"
 
 TestSuite(overflow, .timeout = 600);
-
-static convnd_problem parse(const char *text) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse(text, &p, err, sizeof err), "%s", err);
-    return p;
-}
 
 static const int64_t two31 = (int64_t)1 << 31;
 
@@ -64,7 +58,7 @@ static const limit_case limits[] = {
 Test(overflow, byte_counts_switch_exactly_at_int64) {
     for (size_t k = 0; k < sizeof limits / sizeof limits[0]; ++k) {
         const limit_case *l = &limits[k];
-        convnd_problem p = parse(l->text);
+        convnd_problem p = test_parse(l->text);
         cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s at the limit: %s", l->what,
                      convnd_last_error());
         ++*l->at(&p);
@@ -76,7 +70,7 @@ Test(overflow, byte_counts_switch_exactly_at_int64) {
 
 Test(overflow, y_and_bias_byte_counts) {
     /* y: 2^62 f16 outputs from a strided 1-D input is 2^63 bytes */
-    convnd_problem p = parse("tr 1d N=1 Ci=1 Co=1 I=2 K=1 S=1 f16");
+    convnd_problem p = test_parse("tr 1d N=1 Ci=1 Co=1 I=2 K=1 S=1 f16");
     p.stride[0] = ((int64_t)1 << 62) - 2; /* O = (I-1)*S + 1 = 2^62 - 1 */
     cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
     ++p.stride[0];
@@ -84,7 +78,7 @@ Test(overflow, y_and_bias_byte_counts) {
     cr_expect(strstr(convnd_last_error(), "y of shape"), "%s", convnd_last_error());
     /* bias: [C_out] is the only tensor with C_out alone; w = C_out * C_in/g... with C_in = 0
      * still counts C_in/g as 1 (strides), so w overflows together with bias: either is named */
-    p = parse("fwd 1d N=0 Ci=0 Co=2305843009213693951 I=1 K=1");
+    p = test_parse("fwd 1d N=0 Ci=0 Co=2305843009213693951 I=1 K=1");
     cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
     ++p.C_out;
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
@@ -94,7 +88,7 @@ Test(overflow, y_and_bias_byte_counts) {
 /* Strides must fit even where a size-0 dim leaves no element (as PyTorch counts them), so an
  * empty tensor with an absurd extent is refused rather than accepted with wrapped strides. */
 Test(overflow, empty_tensors_with_absurd_extents) {
-    convnd_problem p = parse("fwd 2d N=0 Ci=1099511627776 Co=1 I=2097152,1 K=1");
+    convnd_problem p = test_parse("fwd 2d N=0 Ci=1099511627776 Co=1 I=2097152,1 K=1");
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "extent 2^61 * 4 bytes accepted");
     cr_expect(strstr(convnd_last_error(), "x of shape [0, 1099511627776"), "%s",
               convnd_last_error());
@@ -108,7 +102,7 @@ Test(overflow, empty_tensors_with_absurd_extents) {
 
 /* Partial sums of the output-size formulas past int64: OVERFLOW, never a wrapped size. */
 Test(overflow, output_size_intermediates) {
-    convnd_problem p = parse("fwd 1d Ci=1 Co=1 I=10 K=3");
+    convnd_problem p = test_parse("fwd 1d Ci=1 Co=1 I=10 K=3");
     p.pad_before[0] = INT64_MAX;
     p.pad_after[0] = 1;
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
@@ -117,13 +111,13 @@ Test(overflow, output_size_intermediates) {
      * OVERFLOW, the documented answer (the kernels' index arithmetic needs those sums too) */
     p.pad_after[0] = INT64_MIN;
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW, "%s", convnd_last_error());
-    p = parse("tr 1d Ci=1 Co=1 I=3 K=1");
+    p = test_parse("tr 1d Ci=1 Co=1 I=3 K=1");
     p.stride[0] = INT64_MAX / 2 + 1; /* (I - 1) * S = 2^63 */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     p.stride[0] = INT64_MAX / 2; /* (I - 1) * S + 1 = INT64_MAX: fits, then y's bytes don't */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     cr_expect(strstr(convnd_last_error(), "y of shape"), "%s", convnd_last_error());
-    p = parse("fwd 1d Ci=1 Co=1 I=10 K=2");
+    p = test_parse("fwd 1d Ci=1 Co=1 I=10 K=2");
     p.dilation[0] = INT64_MAX; /* E = D * (K - 1) + 1 = 2^63 */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     cr_expect(strstr(convnd_last_error(), "dilation"), "%s", convnd_last_error());
@@ -147,7 +141,7 @@ static const char *const extreme_geometry[] = {
 Test(overflow, extreme_geometry_runs_on_every_schedule) {
     int runs = 0;
     for (size_t k = 0; k < sizeof extreme_geometry / sizeof extreme_geometry[0]; ++k) {
-        const convnd_problem p = parse(extreme_geometry[k]);
+        const convnd_problem p = test_parse(extreme_geometry[k]);
         cr_assert_eq(convnd_validate(&p), CONVND_OK, "'%s': %s", extreme_geometry[k],
                      convnd_last_error());
         test_conv_case c;
@@ -171,18 +165,18 @@ Test(overflow, extreme_geometry_runs_on_every_schedule) {
 /* Where the kernels' tap positions themselves would leave int64 (o*S - P0 with P0 = INT64_MIN,
  * o + P0 past INT64_MAX), the problem is refused even though its output size fits. */
 Test(overflow, tap_positions_past_int64_are_refused) {
-    convnd_problem p = parse("fwd 1d Ci=1 Co=1 I=10 K=3");
+    convnd_problem p = test_parse("fwd 1d Ci=1 Co=1 I=10 K=3");
     p.pad_before[0] = INT64_MIN; /* O = 10 + P0 + P1 - 3 + 1 = 7 */
     p.pad_after[0] = INT64_MAX;
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
     cr_expect(strstr(convnd_last_error(), "input positions"), "%s", convnd_last_error());
     p.pad_before[0] = INT64_MIN + 1; /* -P0 = INT64_MAX fits, (O-1)*S - P0 = 7 + INT64_MAX not */
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
-    p = parse("fwd 1d Ci=1 Co=1 I=10 K=3");
+    p = test_parse("fwd 1d Ci=1 Co=1 I=10 K=3");
     p.pad_before[0] = -(INT64_MAX - 20); /* (O-1)*S - P0 + E - 1 = 7 + INT64_MAX - 20 + 2 */
     p.pad_after[0] = INT64_MAX - 20;
     cr_expect_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
-    p = parse("tr 1d Ci=1 Co=1 I=3 K=1");
+    p = test_parse("tr 1d Ci=1 Co=1 I=3 K=1");
     p.pad_before[0] = INT64_MAX; /* O = 2 + 1 - P0 - P1 = 3, but o + P0 passes INT64_MAX */
     p.pad_after[0] = -INT64_MAX;
     cr_expect_eq(convnd_validate(&p), CONVND_ERR_OVERFLOW);
@@ -192,7 +186,7 @@ Test(overflow, tap_positions_past_int64_are_refused) {
 /* ---- where the 64-bit index path starts --------------------------------------------------- */
 
 static int index64_of(const char *text, int64_t *numel_out) {
-    const convnd_problem p = parse(text);
+    const convnd_problem p = test_parse(text);
     convnd_conv_params q;
     cr_assert_eq(convnd_params_from_problem(&p, &q), CONVND_OK, "%s: %s", text,
                  convnd_last_error());
@@ -238,7 +232,7 @@ Test(overflow, planner_falls_back_for_64_bit_problems) {
         "tr 2d N=64 Ci=64 Co=64 I=256,512 K=2 S=2 f16 x=cl w=cl",          /* y: 2^31 */
     };
     for (size_t k = 0; k < sizeof big / sizeof big[0]; ++k) {
-        const convnd_problem p = parse(big[k]);
+        const convnd_problem p = test_parse(big[k]);
         int64_t most;
         cr_assert_eq(index64_of(big[k], &most), 1, "'%s'", big[k]);
         char name[128], reason[512];
@@ -260,8 +254,8 @@ Test(overflow, planner_falls_back_for_64_bit_problems) {
  * every tensor fits: every schedule answers supports() and workspace sizes without overflow
  * (a regression test: cublas_im2col once converted a 5e27-byte double to size_t). */
 Test(overflow, huge_gemms_are_sized_without_overflow) {
-    convnd_problem p = parse("fwd 2d N=1 Ci=1073741824 Co=1073741824 g=1073741824 I=1 "
-                             "K=32768 P0=32767 P1=32767");
+    convnd_problem p = test_parse("fwd 2d N=1 Ci=1073741824 Co=1073741824 g=1073741824 I=1 "
+                                  "K=32768 P0=32767 P1=32767");
     cr_assert_eq(convnd_validate(&p), CONVND_OK, "%s", convnd_last_error());
     double flops;
     cr_assert_eq(convnd_flops(&p, &flops), CONVND_OK);

@@ -8,6 +8,19 @@
 #include "test_orders.h"
 #include "test_problem_text.h"
 
+convnd_problem test_parse(const char *text) {
+    convnd_problem p;
+    char err[256];
+    cr_assert(test_problem_parse(text, &p, err, sizeof err), "'%s': %s", text, err);
+    return p;
+}
+
+convnd_problem test_parse_valid(const char *text) {
+    const convnd_problem p = test_parse(text);
+    cr_assert_eq(convnd_validate(&p), CONVND_OK, "%s: %s", text, convnd_last_error());
+    return p;
+}
+
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max) {
     size_t n = 0;
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
@@ -94,12 +107,7 @@ void test_run_case_table(test_schedule_config sc, const test_case_text *cases, s
     const test_numerics *num = test_numerics_of(sc, &nnum);
     for (size_t i = 0; i < count; ++i)
         for (size_t k = 0; k < nnum; ++k) {
-            convnd_problem p;
-            char err[512];
-            cr_assert(test_problem_parse(cases[i].problem, &p, err, sizeof err), "case %s: %s",
-                      cases[i].id, err);
-            cr_assert(convnd_validate(&p) == CONVND_OK, "case %s is invalid: %s", cases[i].id,
-                      convnd_last_error());
+            convnd_problem p = test_parse_valid(cases[i].problem);
             p.dtype = num[k].dtype;
             p.math = num[k].math;
             test_run_supported_case(spec, &p, cases[i].id, cases[i].z_in_place,
@@ -109,9 +117,8 @@ void test_run_case_table(test_schedule_config sc, const test_case_text *cases, s
 
 void test_expect_refusal(const char *spec, const char *problem, convnd_dtype dtype,
                          convnd_math math, const char *needle) {
-    convnd_problem p;
-    char err[256], reason[512] = "";
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    convnd_problem p = test_parse(problem);
+    char reason[512] = "";
     p.dtype = dtype;
     p.math = math;
     cr_expect(!convnd_schedule_supports(spec, &p, reason, sizeof reason),
@@ -120,9 +127,8 @@ void test_expect_refusal(const char *spec, const char *problem, convnd_dtype dty
 }
 
 void test_expect_forced_error(const char *spec, const char *problem, const char *needle) {
-    convnd_problem p;
+    const convnd_problem p = test_parse(problem);
     char err[256];
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
     test_conv_case c;
     cr_assert(test_case_init(&c, &p, 0, 1, err, sizeof err), "%s", err);
     const convnd_status st = test_case_run(&c, spec);
@@ -136,9 +142,7 @@ void test_expect_forced_error(const char *spec, const char *problem, const char 
 }
 
 void test_plan_of(const char *problem, char *plan, size_t len) {
-    convnd_problem p;
-    char err[256];
-    cr_assert(test_problem_parse(problem, &p, err, sizeof err), "%s", err);
+    const convnd_problem p = test_parse(problem);
     cr_assert_eq(convnd_plan_name(&p, NULL, plan, len), CONVND_OK, "%s: %s", problem,
                  convnd_last_error());
 }

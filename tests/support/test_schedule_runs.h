@@ -26,6 +26,11 @@ typedef struct test_numerics {
  * still exact FMA). Sets *count. */
 const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count);
 
+/* problem text (tests/support/test_problem_text.h syntax) parsed, or the test fails; the _valid
+ * form also asserts that convnd_validate accepts it. */
+convnd_problem test_parse(const char *text);
+convnd_problem test_parse_valid(const char *text);
+
 /* Fills out[] with every (schedule, config) whose schedule name starts with prefix (NULL: all),
  * in registry order; returns how many (at most max). */
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max);
