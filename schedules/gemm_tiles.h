@@ -36,10 +36,9 @@ extern const char *const convnd_gemm_tc_names[];
 extern const char *const convnd_gemm_simt_names[];
 
 /* supports() of a family member named `who` (e.g. "igemm_tc"; the caller checks the mode):
- * config in range, the
- * numerics of its variant (tensor cores: f16, bf16, f32 with ALLOW_TF32; simt: f32; `sibling`
- * names the other variant in the reason), 32-bit indices (kernels/igemm_limits.cu) and the
- * grid's limits on groups and column blocks. */
+ * config in range, the numerics of its variant (tensor cores: f16, bf16, f32 with ALLOW_TF32;
+ * simt: f32; `sibling` names the other variant in the reason), 32-bit indices
+ * (kernels/igemm_limits.cu) and the grid's limits on groups and column blocks. */
 int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_gemm_tiles *t, int32_t config,
                              int32_t tensor_cores, const char *who, const char *sibling,
                              char *reason, size_t reason_len);
