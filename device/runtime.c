@@ -24,6 +24,7 @@ static convnd_device device_value = CONVND_DEVICE_EMULATED;
  * then fails with this explanation rather than silently using the CPU. */
 static char device_problem[256];
 static char device_name_text[320] = "emulated CUDA device (CPU)";
+static int32_t device_sm; /* compute capability x 10 of the GPU; 0 on the emulated device */
 
 #ifdef CONVND_HAVE_CUDA
 static convnd_status cuda_failed(cudaError_t e, const char *call) {
@@ -57,21 +58,25 @@ static int gpu_count(char *why, size_t why_len) {
 
 static void use_emulated(void) {
     device_value = CONVND_DEVICE_EMULATED;
+    device_sm = 0;
     device_problem[0] = '\0';
     snprintf(device_name_text, sizeof device_name_text, "emulated CUDA device (CPU)");
 }
 
 static void use_gpu(void) {
     device_value = CONVND_DEVICE_GPU;
+    device_sm = 0;
     device_problem[0] = '\0';
 #ifdef CONVND_HAVE_CUDA
     int dev = 0;
     struct cudaDeviceProp prop;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+        device_sm = (int32_t)(prop.major * 10 + prop.minor);
         snprintf(device_name_text, sizeof device_name_text, "%s (GPU %d, sm_%d%d)", prop.name, dev,
                  prop.major, prop.minor);
-    else
+    } else {
         snprintf(device_name_text, sizeof device_name_text, "CUDA GPU");
+    }
     (void)cudaGetLastError();
 #endif
 }
@@ -142,6 +147,11 @@ convnd_status convnd_set_device(convnd_device d) {
 convnd_device convnd_active_device(void) {
     resolve();
     return device_value;
+}
+
+int32_t convnd_device_sm(void) {
+    resolve();
+    return device_value == CONVND_DEVICE_GPU ? device_sm : 0;
 }
 
 const char *convnd_device_name(void) {

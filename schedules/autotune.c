@@ -10,6 +10,7 @@
 
 #include "planner.h"
 #include "registry.h"
+#include "arch.h"
 #include "error.h"
 
 #ifdef CONVND_HAVE_CUDA
@@ -109,7 +110,7 @@ static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p
         const convnd_schedule *s = convnd_schedule_table[i];
         const int32_t c = convnd_schedule_find_config(s, colon + 1);
         char reason[256];
-        if (c < 0 || !s->supports(p, c, reason, sizeof reason)) continue;
+        if (c < 0 || !convnd_schedule_supports_here(s, p, c, reason, sizeof reason)) continue;
         *out = (convnd_plan){i, c};
         found = 1;
     }
@@ -151,7 +152,7 @@ size_t convnd_autotune_workspace(const convnd_problem *p) {
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
         const convnd_schedule *s = convnd_schedule_table[i];
         for (int32_t c = 0; c < s->num_configs; ++c) {
-            if (!s->supports(p, c, reason, sizeof reason)) continue;
+            if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason)) continue;
             const size_t need = convnd_plan_workspace(p, (convnd_plan){i, c});
             if (need > most) most = need;
         }
@@ -213,7 +214,7 @@ convnd_status convnd_autotune(const convnd_launch_args *a, const char *cache_fil
         const convnd_schedule *s = convnd_schedule_table[i];
         for (int32_t c = 0; c < s->num_configs; ++c) {
             const convnd_plan plan = {i, c};
-            if (!s->supports(p, c, reason, sizeof reason) ||
+            if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason) ||
                 convnd_plan_workspace(p, plan) > a->workspace_bytes)
                 continue;
             const float ms = time_candidate(&timed, plan);

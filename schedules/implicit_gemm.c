@@ -95,6 +95,8 @@ const convnd_schedule convnd_schedule_igemm_tc = {
     .worth_routing = igemm_tc_worth_routing,
     .workspace_size = NULL,
     .launch = igemm_tc_launch,
+    .min_sm = 80,
+    .arch_needs = "bf16/f16/TF32 tensor-core MMA and cp.async",
 };
 
 const convnd_schedule convnd_schedule_igemm_simt = {
@@ -105,4 +107,6 @@ const convnd_schedule convnd_schedule_igemm_simt = {
     .worth_routing = igemm_simt_worth_routing,
     .workspace_size = NULL,
     .launch = igemm_simt_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };

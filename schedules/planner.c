@@ -33,6 +33,7 @@
 
 #include "planner.h"
 #include "registry.h"
+#include "arch.h"
 #include "error.h"
 
 const char *convnd_plan_forced_spec(const convnd_options *opts) {
@@ -76,7 +77,7 @@ convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, conv
                                 "or an index 0..%d)",
                                 spec, colon + 1, s->name, configs, (int)s->num_configs - 1);
         }
-        if (!s->supports(p, c, reason, sizeof reason))
+        if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason))
             return convnd_error(CONVND_ERR_UNSUPPORTED,
                                 "forced schedule '%s:%s' does not support this problem: %s",
                                 s->name, s->config_names[c], reason);
@@ -86,8 +87,8 @@ convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, conv
     int32_t first = -1;
     char other[512];
     for (int32_t c = 0; c < s->num_configs; ++c) {
-        if (!s->supports(p, c, first < 0 && c == 0 ? reason : other,
-                         first < 0 && c == 0 ? sizeof reason : sizeof other))
+        if (!convnd_schedule_supports_here(s, p, c, first < 0 && c == 0 ? reason : other,
+                                           first < 0 && c == 0 ? sizeof reason : sizeof other))
             continue;
         if (s->worth_routing && s->worth_routing(p, c)) {
             *out = (convnd_plan){i, c};
@@ -109,7 +110,7 @@ convnd_status convnd_plan_heuristic(const convnd_problem *p, convnd_plan *out) {
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
         const convnd_schedule *s = convnd_schedule_table[i];
         for (int32_t c = 0; c < s->num_configs; ++c) {
-            if (!s->supports(p, c, reason, sizeof reason)) continue;
+            if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason)) continue;
             if (s->worth_routing && s->worth_routing(p, c)) {
                 *out = (convnd_plan){i, c};
                 return CONVND_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "arch.h"
 #include "error.h"
 
 /* Planner priority order: the planner takes the first (schedule, config) that supports the
@@ -123,11 +124,12 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
         if (c < 0)
             return unsupported(reason, reason_len, "unknown configuration '%s' of schedule '%s'",
                                colon + 1, s->name);
-        ok = s->supports(&q, c, why, sizeof why);
+        ok = convnd_schedule_supports_here(s, &q, c, why, sizeof why);
     } else {
         /* any configuration will do; when none does, report the first one's reason */
         for (int32_t c = 0; c < s->num_configs && !ok; ++c)
-            ok = s->supports(&q, c, c == 0 ? why : other, c == 0 ? sizeof why : sizeof other);
+            ok = convnd_schedule_supports_here(s, &q, c, c == 0 ? why : other,
+                                               c == 0 ? sizeof why : sizeof other);
     }
     if (ok) return 1;
     return unsupported(reason, reason_len, "%s", why);

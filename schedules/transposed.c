@@ -125,6 +125,8 @@ const convnd_schedule convnd_schedule_convT_tc = {
     .worth_routing = convT_tc_worth_routing,
     .workspace_size = NULL,
     .launch = convT_tc_launch,
+    .min_sm = 80,
+    .arch_needs = "bf16/f16/TF32 tensor-core MMA and cp.async",
 };
 
 const convnd_schedule convnd_schedule_convT_simt = {
@@ -135,4 +137,6 @@ const convnd_schedule convnd_schedule_convT_simt = {
     .worth_routing = convT_simt_worth_routing,
     .workspace_size = NULL,
     .launch = convT_simt_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };
