@@ -9,7 +9,12 @@ when
   - a tensor-core kernel (the rules below) has no HMMA instruction,
   - a kernel that must load 16 bytes at a time (the channels-last vector path of the implicit
     GEMM) has no 128-bit global load (LDGSTS.E.BYPASS.128 or LDG.E.128),
-  - a kernel needs more than 227 KiB of shared memory.
+  - a kernel needs more than 227 KiB of shared memory,
+  - the performance MODEL (kernels/sass_model.py) of a tensor-core or memory-bound instance finds
+    a generic LD in a tensor-core main loop (unless waived there as a known defect) or a model
+    ceiling below the floor its configuration declares.
+It prints one table: resources, the steady-state loop's instruction mix and the model's
+ceilings (% of peak; MODEL figures, not measurements), with the model's assumptions after it.
 A kernel's row says which rules applied to it.
 
 cuobjdump and nvdisasm are not in every CUDA install; when missing they are installed from PyPI
@@ -25,6 +30,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sass_model  # noqa: E402  (a sibling file)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
@@ -43,6 +51,10 @@ RULES = [
     # depthwise_cl / depthwise_stream / grouped kernels with VECIO = true: 16-byte channel vectors
     ("LDG128", re.compile(r"(?:depthwise_cl|depthwise_stream|grouped)_kernel<.*, true>\("), "ldg128"),
 ]
+
+
+MODEL_COLUMNS = ["occ", "loop", "HMMA", "LDSM", "LDS", "LD.E", "LDGSTS", "LDG", "STG", "FFMA", "int",
+                 "mov", "BAR", "ways", "smem%", "issue%", "B/ins", "floor%"]
 
 
 def find_tool(name):
@@ -167,13 +179,15 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     s = subprocess.run([cuobjdump, "--dump-sass", cubin], capture_output=True, text=True, env=env)
     if s.returncode != 0:
         return base, None, None, s.stdout + s.stderr
-    return base, parse_ptxas(r.stdout + r.stderr), parse_sass(s.stdout), ""
+    return base, parse_ptxas(r.stdout + r.stderr), (parse_sass(s.stdout),
+                                                    sass_model.parse_functions(s.stdout)), ""
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--keep", help="keep the cubins in this folder")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/*.cu)")
     args = ap.parse_args()
 
@@ -187,16 +201,17 @@ def main():
     workdir = args.keep or tempfile.mkdtemp(prefix="convnd-static-check-")
     os.makedirs(workdir, exist_ok=True)
 
-    rows, failures = [], []
+    rows, failures, waived, models = [], [], [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda f: compile_one(f, nvcc, cuobjdump, nvdisasm_dir, workdir), files))
     for base, ptxas, sass, err in results:
         if ptxas is None:
             failures.append(f"{base}.cu: compilation or disassembly failed:\n{err}")
             continue
+        counts, functions = sass
         names = demangle(sorted(ptxas))
         for mangled in sorted(ptxas, key=lambda n: names[n]):
-            info, ins = ptxas[mangled], sass.get(mangled, {"hmma": 0, "ldg128": 0})
+            info, ins = ptxas[mangled], counts.get(mangled, {"hmma": 0, "ldg128": 0})
             dem = names[mangled]
             dyn = dynamic_smem(dem)
             checks, verdict = [], "ok"
@@ -212,17 +227,49 @@ def main():
                     if ins[key] == 0:
                         verdict = "FAIL"
                         failures.append(f"{short_name(dem)}: no {what} instruction in the SASS")
-            rows.append((base, short_name(dem), info["regs"], info["smem"], dyn, info["stack"],
-                         info["spill"], ins["hmma"], ins["ldg128"], ",".join(checks) or "-", verdict))
+            model = sass_model.model_of(functions.get(mangled, []), dem)
+            cols = {}
+            if model is not None:
+                models.append(model)
+                checks.append("model")
+                m_verdict, m_fail, m_waived = sass_model.judge(
+                    model, sass_model.label_of(model, short_name(dem)))
+                failures += m_fail
+                waived += m_waived
+                if m_verdict == "FAIL" or verdict == "FAIL":
+                    verdict = "FAIL"
+                elif m_verdict == "waived":
+                    verdict = "waived"
+                cols = sass_model.columns(model, info["regs"], info["smem"] + dyn, None)
+            rows.append([base, short_name(dem), info["regs"], info["smem"], dyn, info["stack"],
+                         info["spill"], ins["hmma"], ins["ldg128"]] +
+                        [cols.get(c, "") for c in MODEL_COLUMNS] + [",".join(checks) or "-", verdict])
+    failures += sass_model.stale_waivers(models)
 
-    header = ("file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128",
-              "requires", "result")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    for r in [header] + rows:
-        print("  ".join(str(v).ljust(w) if i < 2 or i >= 9 else str(v).rjust(w)
-                        for i, (v, w) in enumerate(zip(r, widths))))
+    header = ["file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128"] + \
+        MODEL_COLUMNS + ["requires", "result"]
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for r in rows:
+            print("| " + " | ".join(str(v) for v in r) + " |")
+    else:
+        widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+        for r in [header] + rows:
+            print("  ".join(str(v).ljust(w) if i < 2 or i >= len(header) - 2 else str(v).rjust(w)
+                            for i, (v, w) in enumerate(zip(r, widths))))
+    print("\n" + sass_model.assumptions_text())
+    print("Columns from 'occ' on are the MODEL (kernels/sass_model.py): occ = resident warps per SM; "
+          "loop = instructions in the steady-state loop and its mix (HMMA count x shape, LDSM, LDS, "
+          "generic LD.E, LDGSTS, LDG, STG, FFMA, integer/predicate, moves, barriers); ways = bank "
+          "conflict ways of the ldmatrix reads / cp.async writes computed from the layout; smem% and "
+          "issue% = model ceilings as % of peak (memory-bound: issue% = DRAM bandwidth the issue rate "
+          "can feed for the row's reference problem; B/ins = unique DRAM bytes per thread-instruction); "
+          "floor% = the floor the configuration declares.")
     print(f"\nstatic_check: {len(rows)} kernel instances in {len(files)} files for {ARCH}; "
-          f"{len(failures)} problem(s)")
+          f"{len(models)} modelled; {len(failures)} problem(s), {len(waived)} waived")
+    for w in waived:
+        print("  WAIVED " + w)
     for f in failures:
         print("  FAIL " + f)
     if not args.keep:
