@@ -33,6 +33,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sass_model  # noqa: E402  (a sibling file)
+import sass_model_selftest  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
@@ -121,23 +122,19 @@ def parse_ptxas(text):
     return kernels
 
 
-SASS_FUNCTION = re.compile(r"^\s*Function : (\S+)")
+LDG128 = re.compile(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b")
 
 
-def parse_sass(text):
-    """{mangled name: {hmma, ldg128}} instruction counts from cuobjdump --dump-sass."""
-    counts, current = {}, None
-    for line in text.splitlines():
-        m = SASS_FUNCTION.match(line)
-        if m:
-            current = counts.setdefault(m.group(1), {"hmma": 0, "ldg128": 0})
-            continue
-        if current is None:
-            continue
-        if re.search(r"\bHMMA\.", line):
-            current["hmma"] += 1
-        if re.search(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b", line):
-            current["ldg128"] += 1
+def parse_sass(functions):
+    """{mangled name: {hmma, ldg128}} instruction counts of sass_model.parse_functions' output."""
+    counts = {}
+    for name, instrs in functions.items():
+        c = counts.setdefault(name, {"hmma": 0, "ldg128": 0})
+        for _, op, _ in instrs:
+            if op.startswith("HMMA."):
+                c["hmma"] += 1
+            if LDG128.search(op):
+                c["ldg128"] += 1
     return counts
 
 
@@ -179,8 +176,8 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     s = subprocess.run([cuobjdump, "--dump-sass", cubin], capture_output=True, text=True, env=env)
     if s.returncode != 0:
         return base, None, None, s.stdout + s.stderr
-    return base, parse_ptxas(r.stdout + r.stderr), (parse_sass(s.stdout),
-                                                    sass_model.parse_functions(s.stdout)), ""
+    functions = sass_model.parse_functions(s.stdout)
+    return base, parse_ptxas(r.stdout + r.stderr), (parse_sass(functions), functions), ""
 
 
 def main():
@@ -188,9 +185,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--keep", help="keep the cubins in this folder")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--only", help="print only the rows whose kernel matches this regex (the "
+                    "checks still cover every instance)")
     ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/*.cu)")
     args = ap.parse_args()
 
+    sass_model_selftest.main()  # raises when the model's own arithmetic is wrong
     nvcc = find_tool("nvcc")
     if not nvcc:
         print("static_check: nvcc not found", file=sys.stderr)
@@ -241,21 +241,23 @@ def main():
                 elif m_verdict == "waived":
                     verdict = "waived"
                 cols = sass_model.columns(model, info["regs"], info["smem"] + dyn, None)
-            rows.append([base, short_name(dem), info["regs"], info["smem"], dyn, info["stack"],
+            name = sass_model.label_of(model, short_name(dem)) if model else short_name(dem)
+            rows.append([base, name, info["regs"], info["smem"], dyn, info["stack"],
                          info["spill"], ins["hmma"], ins["ldg128"]] +
                         [cols.get(c, "") for c in MODEL_COLUMNS] + [",".join(checks) or "-", verdict])
     failures += sass_model.stale_waivers(models)
 
+    shown = [r for r in rows if not args.only or re.search(args.only, r[1])]
     header = ["file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128"] + \
         MODEL_COLUMNS + ["requires", "result"]
     if args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
-        for r in rows:
+        for r in shown:
             print("| " + " | ".join(str(v) for v in r) + " |")
     else:
-        widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-        for r in [header] + rows:
+        widths = [max(len(str(r[i])) for r in shown + [header]) for i in range(len(header))]
+        for r in [header] + shown:
             print("  ".join(str(v).ljust(w) if i < 2 or i >= len(header) - 2 else str(v).rjust(w)
                             for i, (v, w) in enumerate(zip(r, widths))))
     print("\n" + sass_model.assumptions_text())
