@@ -33,6 +33,10 @@ void convnd_device_count_allocation(void);
 convnd_status convnd_device_time(convnd_device d, void *stream, convnd_status (*run)(void *ctx),
                                  void *ctx, float *ms);
 
+/* Host-overhead measurement (convnd-bench --host-overhead): 1 makes every emulated launch return
+ * right after its configuration is checked, running no block. Never set outside that benchmark. */
+void convnd_emu_set_skip_launches(int32_t skip);
+
 #ifdef __cplusplus
 }
 #endif

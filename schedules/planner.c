@@ -19,8 +19,8 @@
  *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
  *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
  *   cublas_im2col  never (a reference, forced only)                          cublas_im2col.c
- *   direct         t128 below 132*256*4 outputs (an H200's 132 SMs, 4        direct.c
- *                  blocks of 256 each: small blocks spread a small output
+ *   direct         t128 below SMs*256*4 outputs (the device's SM count,      direct.c
+ *                  queried once; 4 blocks of 256 each: small blocks spread a small output
  *                  over more SMs), else t256; the fallback for everything
  *
  * A new schedule adds its row here and its entry in registry.c.
@@ -34,6 +34,7 @@
 
 #include "error.h"
 #include "planner.h"
+#include "problem_internal.h"
 
 const char *convnd_forced_spec(const convnd_options *opts) {
     if (opts && opts->schedule) return opts->schedule;
@@ -115,7 +116,7 @@ int32_t convnd_wants_autotune(const convnd_options *opts, convnd_device device) 
     return opts && opts->autotune && !convnd_forced_spec(opts) && convnd_autotune_runs_on(device);
 }
 
-convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,
+static convnd_status choose(const convnd_problem *p, const convnd_conv_params *params,
                             const convnd_options *opts, convnd_device device,
                             const convnd_tune_buffers *tune, convnd_choice *out,
                             convnd_choice_source *source) {
@@ -138,4 +139,14 @@ convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *p
         }
     }
     return convnd_choose_heuristic(p, out, source);
+}
+
+convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,
+                            const convnd_options *opts, convnd_device device,
+                            const convnd_tune_buffers *tune, convnd_choice *out,
+                            convnd_choice_source *source) {
+    convnd_params_share(p, params); /* every supports() below reuses them */
+    const convnd_status st = choose(p, params, opts, device, tune, out, source);
+    convnd_params_share(NULL, NULL);
+    return st;
 }

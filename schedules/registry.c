@@ -117,16 +117,15 @@ convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *co
 int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule,
                                   convnd_candidate_visit visit, void *ctx, char *first_reason,
                                   size_t first_reason_len) {
-    char other[512];
     int32_t first = 1;
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
         if (only_schedule >= 0 && i != only_schedule) continue;
         const convnd_schedule *s = convnd_schedule_table[i];
         for (int32_t c = 0; c < s->num_configs; ++c) {
+            /* only the first refusal's reason is kept: the others are not formatted at all */
             const int32_t keep = first && first_reason && first_reason_len;
             first = 0;
-            if (!s->supports(p, c, keep ? first_reason : other,
-                             keep ? first_reason_len : sizeof other))
+            if (!s->supports(p, c, keep ? first_reason : NULL, keep ? first_reason_len : 0))
                 continue;
             const int32_t stop = visit((convnd_choice){i, c}, ctx);
             if (stop) return stop;
