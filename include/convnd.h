@@ -13,8 +13,9 @@
  * The autotune cache is shared by all threads, under a lock (its file too). Process-wide settings
  * (convnd_set_device, the emulator controls, CONVND_* environment variables) should be set
  * before threads start calling. On the emulated device, launches from several threads run one at
- * a time. conv_nd never allocates device memory; scratch comes from the caller's workspace (see
- * convnd_workspace_size).
+ * a time. A plan is immutable: one plan may be executed from many threads at once. Neither
+ * conv_nd nor a plan allocates device memory: scratch, autotune's included, comes from the
+ * caller's workspace (convnd_workspace_size) or opts->autotune_scratch.
  */
 #ifndef CONVND_H
 #define CONVND_H
