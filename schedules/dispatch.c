@@ -48,15 +48,7 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
     convnd_plan_t plan;
     st = convnd_plan_init(&plan, &q, &s, opts, NULL);
     if (st != CONVND_OK) return st;
-    const int n = snprintf(buf, buf_len, "%s:%s", convnd_choice_schedule_name(plan.choice),
-                           convnd_choice_config_name(plan.choice));
-    if (n < 0 || (size_t)n >= buf_len) {
-        buf[0] = '\0';
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "buf_len=%zu is too small for the plan name (%d bytes needed)", buf_len,
-                            n + 1);
-    }
-    return CONVND_OK;
+    return convnd_plan_text(&plan, 0, buf, buf_len, "buf_len");
 }
 
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,

@@ -199,20 +199,27 @@ static const char *source_text(convnd_choice_source source) {
     return "?";
 }
 
+convnd_status convnd_plan_text(const convnd_plan_t *plan, int32_t with_reason, char *buf,
+                               size_t len, const char *len_name) {
+    const char *what = with_reason ? "plan description" : "plan name";
+    const int n =
+        snprintf(buf, len, "%s:%s%s%s%s", plan->schedule->name,
+                 plan->schedule->config_names[plan->choice.config], with_reason ? " (" : "",
+                 with_reason ? source_text(plan->source) : "", with_reason ? ")" : "");
+    if (n < 0 || (size_t)n >= len) {
+        buf[0] = '\0';
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s=%zu is too small for the %s (%d bytes needed)", len_name, len, what,
+                            n + 1);
+    }
+    return CONVND_OK;
+}
+
 convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t len) {
     if (!plan || !buf || len == 0)
         return convnd_error(CONVND_ERR_NULL_POINTER, "%s",
                             !plan ? "plan is NULL" : "buf is NULL or len is 0");
-    const int n =
-        snprintf(buf, len, "%s:%s (%s)", plan->schedule->name,
-                 plan->schedule->config_names[plan->choice.config], source_text(plan->source));
-    if (n < 0 || (size_t)n >= len) {
-        buf[0] = '\0';
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "len=%zu is too small for the plan description (%d bytes needed)", len,
-                            n + 1);
-    }
-    return CONVND_OK;
+    return convnd_plan_text(plan, 1, buf, len, "len");
 }
 
 void convnd_plan_destroy(convnd_plan_t *plan) {

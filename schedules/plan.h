@@ -36,6 +36,11 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const void *x, const
                                  const void *bias, const void *z, void *y, void *workspace,
                                  size_t workspace_bytes, void *stream);
 
+/* "schedule:config", with " (why it was chosen)" when with_reason, into buf; a buf too small is
+ * CONVND_ERR_INVALID_ARGUMENT naming len_name (the caller's parameter) and the bytes needed. */
+convnd_status convnd_plan_text(const convnd_plan_t *plan, int32_t with_reason, char *buf,
+                               size_t len, const char *len_name);
+
 #ifdef __cplusplus
 }
 #endif
