@@ -61,50 +61,49 @@ __global__ void __launch_bounds__(CONVND_CAUSAL_THREADS)
     const int64_t span = CONVND_CAUSAL_TILE_L + W - 1; /* tokens t0-(W-1) .. t0+TILE_L-1 */
     float *tile = smem;                                /* [TILE_D][span] */
     int32_t *sid = (int32_t *)(smem + CONVND_CAUSAL_TILE_D * span); /* [span], seq_idx only */
-    const int64_t t0 = (int64_t)blockIdx.x * CONVND_CAUSAL_TILE_L;
+    const int64_t tiles = (L + CONVND_CAUSAL_TILE_L - 1) / CONVND_CAUSAL_TILE_L;
+    const int64_t b = (int64_t)blockIdx.x / tiles; /* one block per (row, token tile, channels) */
+    const int64_t t0 = (int64_t)blockIdx.x % tiles * CONVND_CAUSAL_TILE_L;
     const int64_t d0 = (int64_t)blockIdx.y * CONVND_CAUSAL_TILE_D;
     const bool bdl = p.layout == CONVND_CAUSAL_BDL;
     const int tid = (int)threadIdx.x, nthr = (int)blockDim.x;
 
-    for (int64_t b = blockIdx.z; b < p.batch; b += gridDim.z) {
-        const T *xb = x + b * p.xs_b;
-        for (int64_t i = tid; i < CONVND_CAUSAL_TILE_D * span; i += nthr) {
-            const int64_t c = bdl ? i / span : i % CONVND_CAUSAL_TILE_D;
-            const int64_t j = bdl ? i % span : i / CONVND_CAUSAL_TILE_D;
-            const int64_t d = d0 + c, u = t0 - (W - 1) + j;
-            tile[c * span + j] =
-                d < D && u >= 0 && u < L ? conv_load(xb, d * p.xs_d + u * p.xs_l) : 0.0f;
+    const T *xb = x + b * p.xs_b;
+    for (int64_t i = tid; i < CONVND_CAUSAL_TILE_D * span; i += nthr) {
+        const int64_t c = bdl ? i / span : i % CONVND_CAUSAL_TILE_D;
+        const int64_t j = bdl ? i % span : i / CONVND_CAUSAL_TILE_D;
+        const int64_t d = d0 + c, u = t0 - (W - 1) + j;
+        tile[c * span + j] =
+            d < D && u >= 0 && u < L ? conv_load(xb, d * p.xs_d + u * p.xs_l) : 0.0f;
+    }
+    if (p.seqs == CONVND_CAUSAL_SEQ_IDX)
+        for (int64_t j = tid; j < span; j += nthr) {
+            const int64_t u = t0 - (W - 1) + j;
+            sid[j] = u >= 0 && u < L ? seq_idx[b * L + u] : -1;
         }
-        if (p.seqs == CONVND_CAUSAL_SEQ_IDX)
-            for (int64_t j = tid; j < span; j += nthr) {
-                const int64_t u = t0 - (W - 1) + j;
-                sid[j] = u >= 0 && u < L ? seq_idx[b * L + u] : -1;
-            }
-        __syncthreads();
+    __syncthreads();
 
-        for (int64_t i = tid; i < CONVND_CAUSAL_TILE_D * CONVND_CAUSAL_TILE_L; i += nthr) {
-            const int64_t c = bdl ? i / CONVND_CAUSAL_TILE_L : i % CONVND_CAUSAL_TILE_D;
-            const int64_t tl = bdl ? i % CONVND_CAUSAL_TILE_L : i / CONVND_CAUSAL_TILE_D;
-            const int64_t d = d0 + c, t = t0 + tl;
-            if (d >= D || t >= L) continue;
-            int64_t start = 0, s = b;
-            if (p.seqs == CONVND_CAUSAL_OFFSETS) s = causal_seq_of(qsl, p.num_seqs, L, t, start);
-            const T *st = init ? init + (s * D + d) * (W - 1) : nullptr;
-            const float *row = tile + c * span + tl; /* row[k]: token t - (W-1) + k */
-            float acc = 0.0f;
-            for (int64_t k = 0; k < W; ++k) {
-                const int64_t u = t - (W - 1) + k;
-                const float wk = conv_load(w, d * W + k);
-                if (u >= start) {
-                    if (p.seqs != CONVND_CAUSAL_SEQ_IDX || sid[tl + k] == sid[tl + W - 1])
-                        acc = fmaf(wk, row[k], acc);
-                } else if (st) {
-                    acc = fmaf(wk, conv_load(st, (W - 1) + (u - start)), acc);
-                }
+    for (int64_t i = tid; i < CONVND_CAUSAL_TILE_D * CONVND_CAUSAL_TILE_L; i += nthr) {
+        const int64_t c = bdl ? i / CONVND_CAUSAL_TILE_L : i % CONVND_CAUSAL_TILE_D;
+        const int64_t tl = bdl ? i % CONVND_CAUSAL_TILE_L : i / CONVND_CAUSAL_TILE_D;
+        const int64_t d = d0 + c, t = t0 + tl;
+        if (d >= D || t >= L) continue;
+        int64_t start = 0, s = b;
+        if (p.seqs == CONVND_CAUSAL_OFFSETS) s = causal_seq_of(qsl, p.num_seqs, L, t, start);
+        const T *st = init ? init + (s * D + d) * (W - 1) : nullptr;
+        const float *row = tile + c * span + tl; /* row[k]: token t - (W-1) + k */
+        float acc = 0.0f;
+        for (int64_t k = 0; k < W; ++k) {
+            const int64_t u = t - (W - 1) + k;
+            const float wk = conv_load(w, d * W + k);
+            if (u >= start) {
+                if (p.seqs != CONVND_CAUSAL_SEQ_IDX || sid[tl + k] == sid[tl + W - 1])
+                    acc = fmaf(wk, row[k], acc);
+            } else if (st) {
+                acc = fmaf(wk, conv_load(st, (W - 1) + (u - start)), acc);
             }
-            conv_store(y, b * p.xs_b + d * p.xs_d + t * p.xs_l, causal_finish(p, acc, bias, d));
         }
-        __syncthreads(); /* the tile is reused for the next batch row */
+        conv_store(y, b * p.xs_b + d * p.xs_d + t * p.xs_l, causal_finish(p, acc, bias, d));
     }
 }
 
@@ -198,9 +197,13 @@ template <typename T> static convnd_status causal_fwd_launch(const convnd_causal
         const int64_t span = CONVND_CAUSAL_TILE_L + p.width - 1;
         const size_t smem = sizeof(float) * (size_t)(CONVND_CAUSAL_TILE_D * span) +
                             (p.seqs == CONVND_CAUSAL_SEQ_IDX ? sizeof(int32_t) * (size_t)span : 0);
-        const dim3 grid((unsigned)((p.seqlen + CONVND_CAUSAL_TILE_L - 1) / CONVND_CAUSAL_TILE_L),
-                        (unsigned)((p.dim + CONVND_CAUSAL_TILE_D - 1) / CONVND_CAUSAL_TILE_D),
-                        (unsigned)(p.batch > 65535 ? 65535 : p.batch));
+        const int64_t tiles = (p.seqlen + CONVND_CAUSAL_TILE_L - 1) / CONVND_CAUSAL_TILE_L;
+        if (tiles > INT32_MAX / p.batch)
+            return convnd_error(CONVND_ERR_UNSUPPORTED,
+                                "causal_conv1d: batch=%lld x %lld token tiles exceeds the grid",
+                                (long long)p.batch, (long long)tiles);
+        const dim3 grid((unsigned)(tiles * p.batch),
+                        (unsigned)((p.dim + CONVND_CAUSAL_TILE_D - 1) / CONVND_CAUSAL_TILE_D));
         auto kernel = &causal_conv1d_kernel<T>;
         s = convnd_launch(kernel, grid, dim3(CONVND_CAUSAL_THREADS), smem, a->stream, p,
                           (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->init,
