@@ -22,6 +22,22 @@
 
 TestSuite(causal, .timeout = 600);
 
+/* Problems in one line: the tables and loops below differ in these fields only. */
+static convnd_causal_problem fwd_problem(int64_t B, int64_t D, int64_t L, int32_t W,
+                                         convnd_dtype dt, convnd_causal_layout lay, int32_t bias,
+                                         int32_t silu, int64_t num_seqs) {
+    const convnd_causal_problem p = {B, D, L, W, dt, lay, bias, silu, num_seqs};
+    return p;
+}
+
+static convnd_causal_update_problem update_problem(int64_t B, int64_t D, int64_t L, int32_t W,
+                                                   convnd_dtype dt, convnd_causal_layout lay,
+                                                   int32_t bias, int32_t silu, int64_t state_len,
+                                                   int64_t state_rows) {
+    const convnd_causal_update_problem p = {B, D, L, W, dt, lay, bias, silu, state_len, state_rows};
+    return p;
+}
+
 /* ---- device helpers ------------------------------------------------------------------------ */
 
 static void *dev_copy(const void *host, size_t bytes) {
@@ -168,14 +184,8 @@ static const fwd_case fwd_cases[] = {
 
 static void check_fwd_case(const fwd_case *c, uint64_t seed) {
     test_rng r = test_rng_seed(seed);
-    const convnd_causal_problem p = {.batch = c->B,
-                                     .dim = c->D,
-                                     .seqlen = c->L,
-                                     .width = c->W,
-                                     .dtype = c->dt,
-                                     .layout = c->layout,
-                                     .has_bias = c->bias,
-                                     .silu = c->silu};
+    const convnd_causal_problem p =
+        fwd_problem(c->B, c->D, c->L, c->W, c->dt, c->layout, c->bias, c->silu, 0);
     const int64_t nx = c->B * c->D * c->L, ns = c->B * c->D * (c->W - 1);
     convnd_causal_tensors h = {
         .x = random_tensor(c->dt, nx, &r),
@@ -250,14 +260,8 @@ Test(causal, chunked_equals_whole_bit_for_bit) {
                 test_rng r = test_rng_seed(77 + (uint64_t)(dt * 10 + lay * 100) + wi);
                 const int64_t B = 2, D = 37, L = 230;
                 const int32_t W = widths[wi];
-                convnd_causal_problem p = {.batch = B,
-                                           .dim = D,
-                                           .seqlen = L,
-                                           .width = W,
-                                           .dtype = (convnd_dtype)dt,
-                                           .layout = (convnd_causal_layout)lay,
-                                           .has_bias = 1,
-                                           .silu = 1};
+                convnd_causal_problem p =
+                    fwd_problem(B, D, L, W, (convnd_dtype)dt, (convnd_causal_layout)lay, 1, 1, 0);
                 const size_t eb = esize(p.dtype);
                 const int64_t ns = B * D * (W - 1);
                 convnd_causal_tensors whole = {
@@ -318,15 +322,8 @@ Test(causal, packed_offsets_with_states) {
         for (int64_t s = 0; s < S; ++s)
             qsl[s + 1] = qsl[s] + lens[s];
         const int64_t L = qsl[S], ns = S * D * (W - 1);
-        const convnd_causal_problem p = {.batch = 1,
-                                         .dim = D,
-                                         .seqlen = L,
-                                         .width = W,
-                                         .dtype = CONVND_F32,
-                                         .layout = (convnd_causal_layout)lay,
-                                         .has_bias = 1,
-                                         .silu = 1,
-                                         .num_seqs = S};
+        const convnd_causal_problem p =
+            fwd_problem(1, D, L, W, CONVND_F32, (convnd_causal_layout)lay, 1, 1, S);
         void *init = random_tensor(p.dtype, ns, &r);
         void *states = malloc(4 * (size_t)ns);
         memcpy(states, init, 4 * (size_t)ns);
@@ -353,14 +350,7 @@ Test(causal, packed_offsets_with_states) {
         /* each sequence alone gives the same bits */
         for (int64_t s = 0; s < S; ++s) {
             const int64_t n = lens[s];
-            const convnd_causal_problem p1 = {.batch = 1,
-                                              .dim = D,
-                                              .seqlen = n,
-                                              .width = W,
-                                              .dtype = p.dtype,
-                                              .layout = p.layout,
-                                              .has_bias = 1,
-                                              .silu = 1};
+            const convnd_causal_problem p1 = fwd_problem(1, D, n, W, p.dtype, p.layout, 1, 1, 0);
             float *x1 = malloc(4 * (size_t)(n * D) + 4), *y1 = malloc(4 * (size_t)(n * D) + 4);
             slice_tokens(p.dtype, p.layout, 1, D, L, h.x, qsl[s], n, x1, 0);
             convnd_causal_tensors h1 = {.x = x1,
@@ -393,14 +383,8 @@ Test(causal, packed_seq_idx) {
                     sid[b * L + t++] = (int32_t)id;
                 ++id;
             }
-        const convnd_causal_problem p = {.batch = B,
-                                         .dim = D,
-                                         .seqlen = L,
-                                         .width = W,
-                                         .dtype = CONVND_BF16,
-                                         .layout = (convnd_causal_layout)lay,
-                                         .has_bias = 1,
-                                         .silu = 0};
+        const convnd_causal_problem p =
+            fwd_problem(B, D, L, W, CONVND_BF16, (convnd_causal_layout)lay, 1, 0, 0);
         convnd_causal_tensors h = {.x = random_tensor(p.dtype, B * L * D, &r),
                                    .weight = random_tensor(p.dtype, D * W, &r),
                                    .bias = random_tensor(p.dtype, D, &r),
@@ -430,14 +414,7 @@ static void check_token_by_token(convnd_dtype dt, convnd_causal_layout lay, int3
     test_rng r = test_rng_seed(seed);
     const int64_t B = 3, D = 21, L = 23, rows = B + 2;
     const size_t eb = esize(dt);
-    const convnd_causal_problem p = {.batch = B,
-                                     .dim = D,
-                                     .seqlen = L,
-                                     .width = W,
-                                     .dtype = dt,
-                                     .layout = lay,
-                                     .has_bias = 1,
-                                     .silu = 1};
+    const convnd_causal_problem p = fwd_problem(B, D, L, W, dt, lay, 1, 1, 0);
     const int64_t ns = B * D * (W - 1);
     convnd_causal_tensors whole = {.x = random_tensor(dt, B * D * L, &r),
                                    .weight = random_tensor(dt, D * W, &r),
@@ -471,16 +448,8 @@ static void check_token_by_token(convnd_dtype dt, convnd_causal_layout lay, int3
         const int64_t n = t0 + step > L ? L - t0 : step;
         void *xc = malloc(eb * (size_t)(B * D * n)), *yc = malloc(eb * (size_t)(B * D * n));
         slice_tokens(dt, lay, B, D, L, whole.x, t0, n, xc, 0);
-        const convnd_causal_update_problem up = {.batch = B,
-                                                 .dim = D,
-                                                 .seqlen = n,
-                                                 .width = W,
-                                                 .dtype = dt,
-                                                 .layout = lay,
-                                                 .has_bias = 1,
-                                                 .silu = 1,
-                                                 .state_len = state_len,
-                                                 .state_rows = rows};
+        const convnd_causal_update_problem up =
+            update_problem(B, D, n, W, dt, lay, 1, 1, state_len, rows);
         convnd_causal_update_tensors ut = {.x = xc,
                                            .conv_state = state,
                                            .weight = whole.weight,
@@ -542,16 +511,8 @@ Test(causal, update_matches_reference) {
         test_rng r = test_rng_seed(31 + (uint64_t)ring);
         const int64_t B = 3, D = 10, Ln = 3, SL = 6, rows = 4;
         const int32_t W = 5;
-        const convnd_causal_update_problem p = {.batch = B,
-                                                .dim = D,
-                                                .seqlen = Ln,
-                                                .width = W,
-                                                .dtype = CONVND_F16,
-                                                .layout = CONVND_CAUSAL_BLD,
-                                                .has_bias = 0,
-                                                .silu = 1,
-                                                .state_len = SL,
-                                                .state_rows = rows};
+        const convnd_causal_update_problem p =
+            update_problem(B, D, Ln, W, CONVND_F16, CONVND_CAUSAL_BLD, 0, 1, SL, rows);
         int32_t idx[3] = {2, -1, 0}, seen[3] = {4, 9, 13};
         void *y0 = random_tensor(p.dtype, B * D * Ln, &r);
         convnd_causal_update_tensors h = {.x = random_tensor(p.dtype, B * D * Ln, &r),
@@ -701,13 +662,8 @@ Test(causal, rejects_bad_calls_and_writes_nothing) {
 }
 
 Test(causal, update_rejects_bad_calls) {
-    const convnd_causal_update_problem good = {.batch = 2,
-                                               .dim = 8,
-                                               .seqlen = 1,
-                                               .width = 4,
-                                               .dtype = CONVND_F32,
-                                               .state_len = 3,
-                                               .state_rows = 2};
+    const convnd_causal_update_problem good =
+        update_problem(2, 8, 1, 4, CONVND_F32, CONVND_CAUSAL_BDL, 0, 0, 3, 2);
     convnd_causal_update_tensors t = {.x = bx, .conv_state = bs, .weight = bw, .y = by};
     convnd_causal_update_problem p = good;
     p.state_len = 2;
@@ -766,15 +722,8 @@ Test(causal, pytorch_golden) {
             const int nq = golden_ints(c, "qsl", q64, 16);
             for (int i = 0; i < nq; ++i)
                 qsl[i] = (int32_t)q64[i];
-            const convnd_causal_problem p = {.batch = B,
-                                             .dim = D,
-                                             .seqlen = L,
-                                             .width = W,
-                                             .dtype = CONVND_F32,
-                                             .layout = lay,
-                                             .has_bias = hb,
-                                             .silu = silu,
-                                             .num_seqs = nq > 0 ? nq - 1 : 0};
+            const convnd_causal_problem p =
+                fwd_problem(B, D, L, W, CONVND_F32, lay, hb, silu, nq > 0 ? nq - 1 : 0);
             const int64_t ns = (nq > 0 ? nq - 1 : B) * D * (W - 1);
             float *fin = fo >= 0 ? malloc(4 * (size_t)ns) : NULL;
             double *fref = calloc((size_t)ns + 1, 8);
@@ -806,16 +755,8 @@ Test(causal, pytorch_golden) {
             for (int i = 0; i < ni; ++i)
                 idx[i] = (int32_t)idx64[i];
             const int64_t SL = gint(c, "SL"), rows = gint(c, "rows");
-            const convnd_causal_update_problem p = {.batch = B,
-                                                    .dim = D,
-                                                    .seqlen = L,
-                                                    .width = W,
-                                                    .dtype = CONVND_F32,
-                                                    .layout = lay,
-                                                    .has_bias = hb,
-                                                    .silu = silu,
-                                                    .state_len = SL,
-                                                    .state_rows = rows};
+            const convnd_causal_update_problem p =
+                update_problem(B, D, L, W, CONVND_F32, lay, hb, silu, SL, rows);
             float *state = malloc(4 * (size_t)(rows * D * SL));
             double *sref = malloc(8 * (size_t)(rows * D * SL));
             for (int o = 0; o < test_order_count(); ++o) {
