@@ -21,6 +21,12 @@ namespace CONVND_NS {
 #define CONVND_CAUSAL_TILE_D 32
 #define CONVND_CAUSAL_TILE_L 64
 
+/* Row pitch of the shared tile: odd, so that 32 threads reading one token of 32 channels
+ * ((B, L, D) outputs) hit 32 different banks. */
+__host__ __device__ __forceinline__ int64_t causal_pitch(int64_t span) {
+    return span % 2 ? span : span + 1;
+}
+
 __device__ __forceinline__ int64_t causal_clamp(int64_t v, int64_t hi) {
     return v < 0 ? 0 : v > hi ? hi : v;
 }
@@ -59,8 +65,9 @@ __global__ void __launch_bounds__(CONVND_CAUSAL_THREADS)
     CONVND_DYNAMIC_SHARED(float, smem);
     const int64_t W = p.width, L = p.seqlen, D = p.dim;
     const int64_t span = CONVND_CAUSAL_TILE_L + W - 1; /* tokens t0-(W-1) .. t0+TILE_L-1 */
-    float *tile = smem;                                /* [TILE_D][span] */
-    int32_t *sid = (int32_t *)(smem + CONVND_CAUSAL_TILE_D * span); /* [span], seq_idx only */
+    const int64_t pitch = causal_pitch(span);
+    float *tile = smem;                                              /* [TILE_D][pitch] */
+    int32_t *sid = (int32_t *)(smem + CONVND_CAUSAL_TILE_D * pitch); /* [span], seq_idx only */
     const int64_t tiles = (L + CONVND_CAUSAL_TILE_L - 1) / CONVND_CAUSAL_TILE_L;
     const int64_t b = (int64_t)blockIdx.x / tiles; /* one block per (row, token tile, channels) */
     const int64_t t0 = (int64_t)blockIdx.x % tiles * CONVND_CAUSAL_TILE_L;
@@ -73,7 +80,7 @@ __global__ void __launch_bounds__(CONVND_CAUSAL_THREADS)
         const int64_t c = bdl ? i / span : i % CONVND_CAUSAL_TILE_D;
         const int64_t j = bdl ? i % span : i / CONVND_CAUSAL_TILE_D;
         const int64_t d = d0 + c, u = t0 - (W - 1) + j;
-        tile[c * span + j] =
+        tile[c * pitch + j] =
             d < D && u >= 0 && u < L ? conv_load(xb, d * p.xs_d + u * p.xs_l) : 0.0f;
     }
     if (p.seqs == CONVND_CAUSAL_SEQ_IDX)
@@ -91,7 +98,7 @@ __global__ void __launch_bounds__(CONVND_CAUSAL_THREADS)
         int64_t start = 0, s = b;
         if (p.seqs == CONVND_CAUSAL_OFFSETS) s = causal_seq_of(qsl, p.num_seqs, L, t, start);
         const T *st = init ? init + (s * D + d) * (W - 1) : nullptr;
-        const float *row = tile + c * span + tl; /* row[k]: token t - (W-1) + k */
+        const float *row = tile + c * pitch + tl; /* row[k]: token t - (W-1) + k */
         float acc = 0.0f;
         for (int64_t k = 0; k < W; ++k) {
             const int64_t u = t - (W - 1) + k;
@@ -195,7 +202,7 @@ template <typename T> static convnd_status causal_fwd_launch(const convnd_causal
     convnd_status s = CONVND_OK;
     if (p.batch > 0 && p.dim > 0 && p.seqlen > 0) {
         const int64_t span = CONVND_CAUSAL_TILE_L + p.width - 1;
-        const size_t smem = sizeof(float) * (size_t)(CONVND_CAUSAL_TILE_D * span) +
+        const size_t smem = sizeof(float) * (size_t)(CONVND_CAUSAL_TILE_D * causal_pitch(span)) +
                             (p.seqs == CONVND_CAUSAL_SEQ_IDX ? sizeof(int32_t) * (size_t)span : 0);
         const int64_t tiles = (p.seqlen + CONVND_CAUSAL_TILE_L - 1) / CONVND_CAUSAL_TILE_L;
         if (tiles > INT32_MAX / p.batch)
