@@ -70,7 +70,8 @@ convnd_status convnd_causal_conv1d(const convnd_causal_problem *p, const convnd_
  *  - circular state (cache_seqlens int32 [B]): token number n of sequence b lives in slot
  *    n mod state_len; cache_seqlens[b] tokens were seen before this call (the caller advances it).
  *  - conv_state_indices (int32 [B], optional): batch row b uses state row conv_state_indices[b]
- *    (< state_rows); a negative index skips row b (its y and state are left untouched).
+ *    (< state_rows); a negative index skips row b (its y and state are left untouched), and
+ *    so does one >= state_rows (indices live on the device: never an access out of bounds).
  * Feeding a sequence token by token equals convnd_causal_conv1d on it whole. */
 typedef struct convnd_causal_update_problem {
     int64_t batch, dim, seqlen; /* B, D, new tokens per row */
