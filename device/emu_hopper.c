@@ -59,8 +59,10 @@ int convnd_emu_hopper_block_end(convnd_emu_block *b) {
 void convnd_emu_hopper_free(convnd_emu_hopper *h) {
     if (!h) return;
     convnd_emu_wgmma_reset(h);
-    for (uint32_t i = 0; i < CONVND_EMU_MAX_WARPGROUPS; ++i)
+    for (uint32_t i = 0; i < CONVND_EMU_MAX_WARPGROUPS; ++i) {
         free(h->wgmma[i].ops);
+        free(h->wgmma[i].carry);
+    }
     free(h->loads.ops);
     for (uint32_t i = 0; i < CONVND_EMU_MAX_THREADS; ++i)
         free(h->stores[i].ops);

@@ -33,10 +33,14 @@ typedef struct convnd_emu_wgmma_op {
     float *a, *b; /* operands read at issue: a[m][k] (64 x K), b[n][k] */
 } convnd_emu_wgmma_op;
 
+#define CONVND_EMU_WGMMA_MAX_N 256
+
 typedef struct convnd_emu_wgmma_queue {
     convnd_emu_wgmma_op **ops;
     uint32_t num, cap;
     uint32_t committed; /* commit_group calls so far */
+    float *carry;       /* the last performed op's result, [thread][N / 2] */
+    const float *carry_d;
 } convnd_emu_wgmma_queue;
 
 /* One TMA operation: a load (signals bar) or a store (bulk group of its thread). */

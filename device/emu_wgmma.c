@@ -196,19 +196,26 @@ void convnd_emu_wgmma_commit_group(void) {
     convnd_emu_wg_collective("wgmma.commit_group", NULL, commit_fn);
 }
 
-static void perform(convnd_emu_wgmma_op *op) {
+/* A chained op's input is its predecessor's result, kept in q->carry: the registers themselves
+ * were poisoned again when later ops were issued. */
+static void perform(convnd_emu_wgmma_queue *q, convnd_emu_wgmma_op *op) {
+    const uint32_t half = op->n / 2;
+    if (op->chained && q->carry_d != op->d[0])
+        convnd_emu_fail("internal: chained wgmma without its predecessor's result");
     for (uint32_t t = 0; t < CONVND_EMU_WARPGROUP; ++t) {
         const uint32_t warp = t / 32, lane = t % 32;
-        float *d = op->d[t];
-        for (uint32_t i = 0; i < op->n / 2; ++i) {
+        float *d = op->d[t], *carry = q->carry + t * (CONVND_EMU_WGMMA_MAX_N / 2);
+        for (uint32_t i = 0; i < half; ++i) {
             const uint32_t row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
             const uint32_t col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-            float acc = op->chained ? d[i] : op->scale_d ? op->c[t * (op->n / 2) + i] : 0.0f;
+            float acc = op->chained ? carry[i] : op->scale_d ? op->c[t * half + i] : 0.0f;
             for (uint32_t k = 0; k < op->k; ++k)
                 acc = fmaf(op->a[row * op->k + k], op->b[col * op->k + k], acc);
+            carry[i] = acc;
             d[i] = acc;
         }
     }
+    q->carry_d = op->d[0];
 }
 
 static void free_op(convnd_emu_wgmma_op *op) {
@@ -229,8 +236,12 @@ static void wait_fn(convnd_emu_hopper *h, uint32_t wg, void *const *args) {
     convnd_emu_wgmma_queue *q = &h->wgmma[wg];
     const uint32_t limit = q->committed > pending ? q->committed - pending : 0;
     uint32_t done = 0;
+    if (!q->carry) {
+        q->carry = malloc(sizeof(float) * CONVND_EMU_WARPGROUP * (CONVND_EMU_WGMMA_MAX_N / 2));
+        if (!q->carry) convnd_emu_fail("out of memory performing wgmma");
+    }
     while (done < q->num && q->ops[done]->group < limit) {
-        perform(q->ops[done]);
+        perform(q, q->ops[done]);
         free_op(q->ops[done++]);
     }
     memmove(q->ops, q->ops + done, (q->num - done) * sizeof *q->ops);
@@ -250,6 +261,7 @@ void convnd_emu_wgmma_reset(convnd_emu_hopper *h) {
             free_op(q->ops[i]);
         q->num = 0;
         q->committed = 0;
+        q->carry_d = NULL;
     }
 }
 

@@ -233,24 +233,28 @@ __device__ __forceinline__ void convnd_fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
+/* sm_90a only: elsewhere these trap (the schedule never launches there). */
 #if CONVND_HOPPER_PTX
+#define CONVND_SM90A_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define CONVND_SM90A_ASM(...) __trap()
+#endif
 template <uint32_t N> __device__ __forceinline__ void convnd_setmaxnreg_inc() {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+    CONVND_SM90A_ASM("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 template <uint32_t N> __device__ __forceinline__ void convnd_setmaxnreg_dec() {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+    CONVND_SM90A_ASM("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
 }
 __device__ __forceinline__ void convnd_wgmma_fence() {
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    CONVND_SM90A_ASM("wgmma.fence.sync.aligned;" ::: "memory");
 }
 __device__ __forceinline__ void convnd_wgmma_commit_group() {
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    CONVND_SM90A_ASM("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
 template <uint32_t N> __device__ __forceinline__ void convnd_wgmma_wait_group() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+    CONVND_SM90A_ASM("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 #include "hopper_wgmma_gpu.cuh"
-#endif
 
 #define CONVND_TMA_DIMS_1 "{%3}"
 #define CONVND_TMA_DIMS_2 "{%3, %4}"
