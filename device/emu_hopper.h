@@ -44,7 +44,7 @@ void convnd_emu_hopper_release(struct convnd_emu_block *b, const void *key);
  * shared memory. */
 uint32_t convnd_emu_smem_addr(const void *p, const char *what);
 
-/* ---- mbarrier (PTX ISA 9.7.13.15) -------------------------------------------------------- */
+/* ---- mbarrier (PTX ISA "mbarrier") ---------------------------------------------------------- */
 void convnd_emu_mbarrier_init(uint64_t *bar, uint32_t count);
 /* arrive (count >= 1) with an optional expect-tx of tx bytes first; returns the state token. */
 uint64_t convnd_emu_mbarrier_arrive(uint64_t *bar, uint32_t count, uint32_t tx);
@@ -83,7 +83,7 @@ void convnd_emu_wgmma_wait_group(uint32_t pending);
 float convnd_emu_wgmma_operand(const struct convnd_emu_block *b, uint64_t desc,
                                convnd_emu_wgmma_type type, int mn_major, uint32_t r, uint32_t k);
 
-/* ---- TMA (PTX ISA 9.7.9.25, tensor modes 5.5) -------------------------------------------- */
+/* ---- TMA (PTX ISA cp.async.bulk.tensor, 5.5) ------------------------------------------- */
 void convnd_emu_tma_load(void *smem_dst, const convnd_tmap *map, uint64_t *bar,
                          const int32_t *coords, uint32_t rank, const uint16_t *offsets,
                          uint32_t num_offsets);

@@ -1,4 +1,4 @@
-/* mbarrier (PTX ISA 9.7.13.15 "Parallel Synchronization and Communication Instructions:
+/* mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions:
  * mbarrier"): the object's 64 bits in shared memory hold the current phase's parity, the pending
  * and expected arrival counts and the transaction count (tx-count). A phase completes when the
  * pending arrivals and the tx-count both reach zero; the barrier then flips its parity and

@@ -1,5 +1,5 @@
-/* TMA (PTX ISA 9.7.9.25 "cp.async.bulk.tensor", tensor modes in 5.5 "Tensors": 5.5.3 tiled
- * mode, 5.5.4 im2col mode, 5.5.6 swizzling modes) on the emulated device.
+/* TMA (PTX ISA "cp.async.bulk.tensor"; tensor modes in 5.5 "Tensors": tiled
+ * mode, im2col mode, swizzling modes) on the emulated device.
  *
  * Loads are queued at issue and performed by the async proxy when no thread can run any more
  * (convnd_emu_hopper_progress), as late as a GPU may: the box is written swizzled into shared
@@ -77,7 +77,7 @@ static void visit_tiled(const convnd_emu_tmap *m, const int32_t *coords, visit_f
     }
 }
 
-/* im2col (5.5.4): pixels_per_column pixels walk the bounding box of each spatial dimension,
+/* im2col mode: pixels_per_column pixels walk the bounding box of each spatial dimension,
  * [lower corner, size - 1 + upper corner], with the traversal strides (element_strides of the
  * spatial dims), the innermost spatial dim first, wrapping to the lower corner and then to the
  * next image; each pixel loads channels_per_pixel channels at its position plus the im2col

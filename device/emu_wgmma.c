@@ -1,9 +1,9 @@
 /* wgmma (PTX ISA 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
  * wgmma.mma_async m64nNk16 (f16, bf16) and m64nNk8 (tf32) with f32 accumulators, both operands in
- * shared memory through 64-bit matrix descriptors (9.7.15.5.1 "Matrix Descriptor": start address,
+ * shared memory through 64-bit matrix descriptors ("Matrix Descriptor": start address,
  * leading / stride dimension byte offsets, base offset, swizzle mode) in the canonical K-major
  * and MN-major layouts of 8 x 16-byte core matrices (9.7.15.5.1.2 "Shared Memory Matrix Layout"),
- * and the accumulator register layout of 9.7.15.5.2 ("Register Fragments": thread t of the
+ * and the accumulator register fragment layout ( thread t of the
  * warpgroup holds row 16*(t/32) + (t%32)/4 + 8*((i/2)%2), column 8*(i/4) + 2*(t%4) + i%2 in d[i]).
  *
  * Completion is deferred as on the GPU: the operands are read at issue (through the async

@@ -24,6 +24,14 @@
 #include <cuda.h>
 #endif
 
+/* Full unrolling keeps the accumulators in registers on the GPU; the emulator gains nothing from
+ * it but compile time. */
+#if defined(CONVND_GPU) && CONVND_GPU
+#define HOPPER_UNROLL(n) CONVND_UNROLL(n)
+#else
+#define HOPPER_UNROLL(n)
+#endif
+
 namespace CONVND_NS {
 
 /* What the kernel needs besides the tensor maps. */
@@ -133,31 +141,38 @@ __global__ void __launch_bounds__(CONVND_HOPPER_THREADS, 1)
     for (int32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int32_t mb, nb;
         hopper_raster(tile, g.tiles_m, g.tiles_n, mb, nb);
+        HOPPER_UNROLL(128)
         for (int i = 0; i < BN / 2; ++i)
             acc[i] = 0.0f;
         uint32_t prev = 0;
         for (int32_t ki = 0; ki < kiters; ++ki, ++it) {
             const uint32_t s = it % STAGES, phase = (it / STAGES) & 1u;
             convnd_mbarrier_wait_parity(&full[s], phase);
+            convnd_wgmma_fence_operands(acc);
             convnd_wgmma_fence();
             const uint64_t da = convnd_wgmma_desc(a_base + s * A_BYTES, 16, 1024, 1);
             const uint64_t db = convnd_wgmma_desc(b_base + s * B_BYTES, 16, 1024, 1);
+            HOPPER_UNROLL(4)
             for (int k = 0; k < BK / KSTEP; ++k) /* + 32 bytes of K per step */
                 convnd_wgmma<W, BN>(acc, da + 2 * k, db + 2 * k, ki > 0 || k > 0);
             convnd_wgmma_commit_group();
+            convnd_wgmma_fence_operands(acc);
             convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */
             if (ki > 0) convnd_mbarrier_arrive(&empty[prev]);
             prev = s;
         }
         convnd_wgmma_wait_group<0>();
+        convnd_wgmma_fence_operands(acc);
         convnd_mbarrier_arrive(&empty[prev]);
 
         /* epilogue: 64 rows x BN, in chunks of 128 bytes of columns */
         constexpr int CW = ROW / (int)sizeof(T);
         const int64_t row0 = (int64_t)mb * BM + cw * 64;
         const int32_t col0 = nb * BN;
+        HOPPER_UNROLL(8)
         for (int ch = 0; ch < BN / CW; ++ch) {
             if (col0 + ch * CW >= p.C_out) break;
+            HOPPER_UNROLL(128)
             for (int i = 0; i < BN / 2; ++i) {
                 const int rl = 16 * (int)warp + (int)lane / 4 + 8 * ((i / 2) % 2);
                 const int cl = 8 * (i / 4) + 2 * ((int)lane % 4) + i % 2;

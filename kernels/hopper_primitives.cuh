@@ -38,8 +38,9 @@ struct convnd_wgmma_f16 {};
 struct convnd_wgmma_bf16 {};
 struct convnd_wgmma_tf32 {};
 
-/* Matrix descriptor (PTX ISA 9.7.15.5.1.1): start address, leading and stride dimension byte
- * offsets (all >> 4, 14 bits each), base offset 0, swizzle (0 none, 1 128B, 2 64B, 3 32B). */
+/* Matrix descriptor (PTX ISA 9.7.15, "Matrix Descriptor"): start address, leading and stride
+ * dimension byte offsets (all >> 4, 14 bits each), base offset 0, swizzle (0 none, 1 128B, 2 64B, 3
+ * 32B). */
 __host__ __device__ __forceinline__ uint64_t convnd_wgmma_desc(uint32_t smem_addr, uint32_t lbo,
                                                                uint32_t sbo, uint32_t swizzle) {
     return (uint64_t)((smem_addr >> 4) & 0x3FFF) | ((uint64_t)((lbo >> 4) & 0x3FFF) << 16) |
@@ -103,6 +104,8 @@ inline void convnd_wgmma_commit_group() {
 template <uint32_t N> inline void convnd_wgmma_wait_group() {
     convnd_emu_wgmma_wait_group(N);
 }
+/* Keeps the compiler from moving accumulator accesses into the wgmma pipeline (GPU). */
+template <int N> inline void convnd_wgmma_fence_operands(float (&)[N]) {}
 template <typename T> struct convnd_wgmma_emu_type;
 template <> struct convnd_wgmma_emu_type<convnd_wgmma_f16> {
     static constexpr convnd_emu_wgmma_type value = CONVND_EMU_WGMMA_F16;
@@ -255,6 +258,13 @@ template <uint32_t N> __device__ __forceinline__ void convnd_wgmma_wait_group() 
     CONVND_SM90A_ASM("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 #include "hopper_wgmma_gpu.cuh"
+/* Keeps the compiler from moving accumulator accesses into the wgmma pipeline (ptxas would
+ * serialize the wgmmas: warning C7514). */
+template <int N> __device__ __forceinline__ void convnd_wgmma_fence_operands(float (&d)[N]) {
+    CONVND_UNROLL(256)
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
 
 #define CONVND_TMA_DIMS_1 "{%3}"
 #define CONVND_TMA_DIMS_2 "{%3, %4}"

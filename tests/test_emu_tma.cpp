@@ -1,7 +1,7 @@
 /* TMA on the emulated device: the tensor-map encoder's driver rules, tiled and im2col loads
  * (traversal, element strides, zero fill, swizzled shared-memory writes, complete_tx of the full
  * box) and stores with their bulk-group wait, against the PTX ISA's definitions (5.5 "Tensors",
- * 9.7.9.25 cp.async.bulk.tensor). Expected values are computed here from those definitions,
+ * cp.async.bulk.tensor). Expected values are computed here from those definitions,
  * independently of device/emu_tma.c. Every kernel test runs in two thread orders. */
 #define CONVND_EMU 1
 #include "portability.cuh"
@@ -222,7 +222,7 @@ Test(emu_tma, swizzled_loads_xor_the_16_byte_chunk_with_the_row) {
         const int32_t c[2] = {0, 3};
         cr_assert_eq(run_load<2>(map, c, cols * 8 * 4, cols * 8, out.p), CONVND_OK, "%s",
                      convnd_last_error());
-        /* 5.5.6: byte address bits [4, 4+b) ^= bits [7, 7+b), b = 1, 2, 3 for 32/64/128B. The
+        /* swizzling modes: byte address bits [4, 4+b) ^= bits [7, 7+b), b = 1, 2, 3 for 32/64/128B. The
          * box is packed (row pitch = span), so row r's chunk j lands at chunk j ^ (row bits). */
         const uint32_t b = (uint32_t)s + 1, mask = (1u << b) - 1u;
         for (uint32_t r = 0; r < 8; ++r)
