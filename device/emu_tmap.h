@@ -6,6 +6,7 @@
 #define CONVND_EMU_TMAP_H
 
 #include <stdint.h>
+#include <string.h>
 #include "convnd.h"
 
 #ifdef __cplusplus
@@ -45,6 +46,22 @@ typedef struct convnd_tmap_desc {
     convnd_tmap_swizzle swizzle;
     int32_t oob_nan; /* CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA instead of zeros */
 } convnd_tmap_desc;
+
+/* A desc with no box, unit element strides and no swizzle; dims, strides, box or im2col fields
+ * still to set. */
+static inline convnd_tmap_desc convnd_tmap_desc_make(convnd_dtype dtype, uint32_t rank,
+                                                     const void *address) {
+    convnd_tmap_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dtype;
+    d.rank = rank;
+    d.address = address;
+    for (int i = 0; i < 5; ++i) {
+        d.box[i] = 1;
+        d.element_strides[i] = 1;
+    }
+    return d;
+}
 
 /* cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col for the emulated device. CONVND_OK, or
  * CONVND_ERR_INVALID_ARGUMENT with convnd_last_error() naming the rule; map untouched then. */

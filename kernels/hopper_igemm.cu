@@ -18,6 +18,7 @@
 #include "hopper_primitives.cuh"
 #include "conv_index.cuh"
 #include "hopper_igemm.h"
+#include "launchers.h"
 #include "error.h"
 
 #if defined(CONVND_GPU) && CONVND_GPU
@@ -254,19 +255,6 @@ static convnd_status hopper_encode(convnd_tmap *map, const convnd_tmap_desc *d, 
 #endif
 }
 
-static convnd_tmap_desc hopper_desc(convnd_dtype dt, uint32_t rank, const void *addr) {
-    convnd_tmap_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = dt;
-    d.rank = rank;
-    d.address = addr;
-    for (int i = 0; i < 5; ++i) {
-        d.box[i] = 1;
-        d.element_strides[i] = 1;
-    }
-    return d;
-}
-
 /* Blocks of the persistent grid: the emulated device uses 2, so every block walks several tiles
  * and the ring's phases carry across tiles, as on a GPU with more tiles than SMs. */
 static int32_t hopper_grid(int32_t tiles) {
@@ -301,7 +289,7 @@ static convnd_status hopper_run(const convnd_launch_args *a, int32_t config) {
     }
     /* x as (C, W[, H[, D]], N): an im2col map with the conv's bounding box */
     convnd_tmap xmap, wmap, ymap;
-    convnd_tmap_desc xd = hopper_desc(dt, RANK, a->x);
+    convnd_tmap_desc xd = convnd_tmap_desc_make(dt, RANK, a->x);
     xd.dims[0] = (uint64_t)p.C_in;
     uint64_t stride = (uint64_t)p.C_in * es;
     for (int i = 0; i < RANK - 2; ++i) {
@@ -321,7 +309,7 @@ static convnd_status hopper_run(const convnd_launch_args *a, int32_t config) {
     convnd_status st = hopper_encode(&xmap, &xd, true);
     if (st != CONVND_OK) return st;
     /* w as (C_in, taps, C_out) */
-    convnd_tmap_desc wd = hopper_desc(dt, 3, a->w);
+    convnd_tmap_desc wd = convnd_tmap_desc_make(dt, 3, a->w);
     wd.dims[0] = (uint64_t)p.C_in;
     wd.dims[1] = (uint64_t)g.taps;
     wd.dims[2] = (uint64_t)p.C_out;
@@ -333,7 +321,7 @@ static convnd_status hopper_run(const convnd_launch_args *a, int32_t config) {
     wd.swizzle = CONVND_TMAP_SWIZZLE_128B;
     if ((st = hopper_encode(&wmap, &wd, false)) != CONVND_OK) return st;
     /* y as (C_out, M): 64-row chunks of 128 bytes */
-    convnd_tmap_desc yd = hopper_desc(dt, 2, a->y);
+    convnd_tmap_desc yd = convnd_tmap_desc_make(dt, 2, a->y);
     yd.dims[0] = (uint64_t)p.C_out;
     yd.dims[1] = (uint64_t)g.M;
     yd.strides[0] = (uint64_t)p.C_out * es;

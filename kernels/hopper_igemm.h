@@ -4,7 +4,7 @@
 #define CONVND_HOPPER_IGEMM_H
 
 #include <stdint.h>
-#include "schedule.h"
+#include "convnd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,9 +34,6 @@ static inline uint32_t convnd_hopper_smem_bytes(int32_t config) {
     return (uint32_t)convnd_hopper_stages(config) * (stage + 16) +
            2 * 64 * CONVND_HOPPER_ROW_BYTES + 1024;
 }
-
-convnd_status convnd_emu_hopper_igemm(const convnd_launch_args *a);
-convnd_status convnd_gpu_hopper_igemm(const convnd_launch_args *a);
 
 #ifdef __cplusplus
 }

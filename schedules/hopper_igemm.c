@@ -12,6 +12,7 @@
  * Heuristic (worth_routing): only on a GPU of compute capability 9.0, for GEMM-shaped problems
  * big enough to fill the persistent grid: C_in >= 64, C_out >= 64, at least 132 tiles;
  * 128x256 when C_out > 128, else 128x128. */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"

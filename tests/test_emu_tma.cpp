@@ -16,16 +16,7 @@ namespace {
 const convnd_emu_order orders[2] = {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE};
 
 convnd_tmap_desc tiled_desc(const float *g, uint32_t rank) {
-    convnd_tmap_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = CONVND_F32;
-    d.rank = rank;
-    d.address = g;
-    for (int i = 0; i < 5; ++i) {
-        d.box[i] = 1;
-        d.element_strides[i] = 1;
-    }
-    return d;
+    return convnd_tmap_desc_make(CONVND_F32, rank, g);
 }
 
 /* 20 x 10 f32 matrix (row pitch 80 bytes). */
@@ -222,8 +213,9 @@ Test(emu_tma, swizzled_loads_xor_the_16_byte_chunk_with_the_row) {
         const int32_t c[2] = {0, 3};
         cr_assert_eq(run_load<2>(map, c, cols * 8 * 4, cols * 8, out.p), CONVND_OK, "%s",
                      convnd_last_error());
-        /* swizzling modes: byte address bits [4, 4+b) ^= bits [7, 7+b), b = 1, 2, 3 for 32/64/128B. The
-         * box is packed (row pitch = span), so row r's chunk j lands at chunk j ^ (row bits). */
+        /* swizzling modes: byte address bits [4, 4+b) ^= bits [7, 7+b), b = 1, 2, 3 for 32/64/128B.
+         * The box is packed (row pitch = span), so row r's chunk j lands at chunk j ^ (row bits).
+         */
         const uint32_t b = (uint32_t)s + 1, mask = (1u << b) - 1u;
         for (uint32_t r = 0; r < 8; ++r)
             for (uint32_t k = 0; k < cols; ++k) {

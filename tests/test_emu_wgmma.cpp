@@ -239,7 +239,42 @@ template <int CASE> __global__ void group_kernel(float *out) {
     out[256 + t] = d2[0];
 }
 
+/* The mainloop pattern: per K block fence, issue onto the same accumulators, commit, and
+ * wait_group 1 (the previous block done). Each block adds 16; the result is 16 * blocks. */
+__global__ void pipelined_kernel(int blocks, float *out) {
+    CONVND_DYNAMIC_SHARED(convnd_bf16, smem);
+    const unsigned t = threadIdx.x;
+    for (unsigned i = t; i < 64 * 16 + 8 * 16; i += 128)
+        smem[i] = convnd_from_f32<convnd_bf16>(1.0f);
+    convnd_fence_proxy_async();
+    __syncthreads();
+    const uint32_t base = convnd_smem_addr(smem);
+    const uint64_t da = convnd_wgmma_desc(base, 128, 256, 0);
+    const uint64_t db = convnd_wgmma_desc(base + 64 * 16 * 2, 128, 256, 0);
+    float d[4] = {0, 0, 0, 0};
+    for (int kb = 0; kb < blocks; ++kb) {
+        convnd_wgmma_fence();
+        convnd_wgmma<convnd_wgmma_bf16, 8>(d, da, db, kb > 0);
+        convnd_wgmma_commit_group();
+        convnd_wgmma_wait_group<1>();
+    }
+    convnd_wgmma_wait_group<0>();
+    out[t] = d[0] + d[1] + d[2] + d[3];
+}
+
 } // namespace
+
+Test(emu_wgmma, a_pipelined_mainloop_accumulates_every_block) {
+    for (convnd_emu_order o : orders) {
+        convnd_emu_set_order(o, 1);
+        emu_buffer<float> out(128);
+        cr_assert_eq(convnd_launch(pipelined_kernel, dim3(1), dim3(128), 8192, nullptr, 5, out.p),
+                     CONVND_OK, "%s", convnd_last_error());
+        for (int t = 0; t < 128; ++t)
+            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", emu_order_name(o), t, out[t]);
+    }
+    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+}
 
 Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
     for (convnd_emu_order o : orders) {
