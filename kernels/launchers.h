@@ -24,6 +24,7 @@ CONVND_DECLARE_LAUNCHER(convT_tc_f16);
 CONVND_DECLARE_LAUNCHER(convT_tc_bf16);
 CONVND_DECLARE_LAUNCHER(convT_tc_tf32);
 CONVND_DECLARE_LAUNCHER(convT_simt);
+CONVND_DECLARE_LAUNCHER(hopper_igemm); /* sm_90a image only (kernels/CMakeLists.txt) */
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ const convnd_schedule *const convnd_schedule_table[] = {
     &convnd_schedule_depthwise,    /* groups == C_in (the implicit GEMM declines them) */
     &convnd_schedule_grouped,      /* few channels per group */
     &convnd_schedule_tiled_direct, /* stems: C_in <= 8 */
+    &convnd_schedule_hopper_igemm, /* sm_90: wgmma + TMA (routed on a CC 9.0 GPU only) */
     &convnd_schedule_igemm_tc,
     &convnd_schedule_igemm_simt,
     &convnd_schedule_convT_tc, /* transposed: phase-decomposed implicit GEMM */

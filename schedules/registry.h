@@ -14,6 +14,7 @@ extern "C" {
 #endif
 
 /* ---- the entries (one line per schedule) --------------------------------------------------- */
+extern const convnd_schedule convnd_schedule_hopper_igemm;
 extern const convnd_schedule convnd_schedule_igemm_tc;
 extern const convnd_schedule convnd_schedule_igemm_simt;
 extern const convnd_schedule convnd_schedule_direct;
