@@ -63,29 +63,19 @@ class _ConvTransposeMixin:
                           groups=self.groups, mode=TRANSPOSED)
 
 
-class Conv1d(_ConvMixin, torch.nn.Conv1d):
-    _convnd_fn = staticmethod(cf.conv1d)
+def _module(base, mixin, fn):
+    """convnd's drop-in subclass of a torch.nn convolution module."""
+    return type(base.__name__, (mixin, base), {
+        "_convnd_fn": staticmethod(fn), "__module__": __name__,
+        "__doc__": f"torch.nn.{base.__name__} run by convnd (same arguments and parameters)."})
 
 
-class Conv2d(_ConvMixin, torch.nn.Conv2d):
-    _convnd_fn = staticmethod(cf.conv2d)
-
-
-class Conv3d(_ConvMixin, torch.nn.Conv3d):
-    _convnd_fn = staticmethod(cf.conv3d)
-
-
-class ConvTranspose1d(_ConvTransposeMixin, torch.nn.ConvTranspose1d):
-    _convnd_fn = staticmethod(cf.conv_transpose1d)
-
-
-class ConvTranspose2d(_ConvTransposeMixin, torch.nn.ConvTranspose2d):
-    _convnd_fn = staticmethod(cf.conv_transpose2d)
-
-
-class ConvTranspose3d(_ConvTransposeMixin, torch.nn.ConvTranspose3d):
-    _convnd_fn = staticmethod(cf.conv_transpose3d)
-
+Conv1d = _module(torch.nn.Conv1d, _ConvMixin, cf.conv1d)
+Conv2d = _module(torch.nn.Conv2d, _ConvMixin, cf.conv2d)
+Conv3d = _module(torch.nn.Conv3d, _ConvMixin, cf.conv3d)
+ConvTranspose1d = _module(torch.nn.ConvTranspose1d, _ConvTransposeMixin, cf.conv_transpose1d)
+ConvTranspose2d = _module(torch.nn.ConvTranspose2d, _ConvTransposeMixin, cf.conv_transpose2d)
+ConvTranspose3d = _module(torch.nn.ConvTranspose3d, _ConvTransposeMixin, cf.conv_transpose3d)
 
 _REPLACEMENT = {
     torch.nn.Conv1d: Conv1d,

@@ -72,27 +72,51 @@ bool is_packed(const at::Tensor &t, convnd_layout layout) {
                : t.permute(channels_last_order(t.dim())).is_contiguous();
 }
 
-// The layout of a tensor from its memory: packed channels-first, packed channels-last (any
-// rank, so 1-D convs too), anything else made contiguous (channels-first).
+// Whether t has exactly the strides a packed tensor of its sizes has in `layout`.
+bool has_packed_strides(const at::Tensor &t, convnd_layout layout) {
+    const int64_t rank = t.dim();
+    std::vector<int64_t> order(rank);
+    for (int64_t i = 0; i < rank; ++i)
+        order[i] = i;
+    if (layout == CONVND_CHANNELS_LAST) order = channels_last_order(rank);
+    c10::SymInt expect = 1;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+        if (t.sym_stride(order[i]) != expect) return false;
+        expect = expect * t.sym_size(order[i]);
+    }
+    return true;
+}
+
+// The layout of a tensor from its memory, as ATen's suggest_memory_format reads it: exact
+// channels-first strides, then exact channels-last strides (which tells the two apart when
+// size-1 dims make a tensor packed both ways), then any packed channels-first or channels-last
+// tensor; anything else is made contiguous (channels-first). Any rank, so 1-D convs too.
 convnd_layout layout_of(at::Tensor &t) {
+    if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
+    if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     if (t.is_contiguous()) return CONVND_CHANNELS_FIRST;
     if (is_packed(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     t = t.contiguous();
     return CONVND_CHANNELS_FIRST;
 }
 
-// A tensor of `shape` ([N, C, spatial...]) stored in `layout`.
-at::Tensor empty_in_layout(c10::IntArrayRef shape, convnd_layout layout,
+// A tensor of `shape` ([N, C, spatial...], symbolic sizes allowed) stored in `layout`.
+at::Tensor empty_in_layout(c10::SymIntArrayRef shape, convnd_layout layout,
                            const at::TensorOptions &opts) {
-    if (layout == CONVND_CHANNELS_FIRST) return at::empty(shape, opts);
+    if (layout == CONVND_CHANNELS_FIRST) return at::empty_symint(shape, opts);
     const auto order = channels_last_order((int64_t)shape.size());
-    std::vector<int64_t> stored;
+    std::vector<c10::SymInt> stored;
     for (int64_t d : order)
         stored.push_back(shape[d]);
     std::vector<int64_t> back(order.size());
     for (size_t i = 0; i < order.size(); ++i)
         back[order[i]] = (int64_t)i;
-    return at::empty(stored, opts).permute(back);
+    return at::empty_symint(stored, opts).permute(back);
+}
+
+at::Tensor empty_in_layout(c10::IntArrayRef shape, convnd_layout layout,
+                           const at::TensorOptions &opts) {
+    return empty_in_layout(c10::fromIntArrayRefSlow(shape), layout, opts);
 }
 
 void check_list(c10::IntArrayRef v, int64_t dims, const char *name) {
@@ -278,16 +302,8 @@ at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
                             : (I - 1) * stride[d] + E - padding_before[d] - padding_after[d]);
     }
     at::Tensor xx = x, ww = w;
-    const convnd_layout yl = convnd_default_output_layout(layout_of(xx), layout_of(ww));
-    if (yl == CONVND_CHANNELS_FIRST) return at::empty_symint(shape, x.options());
-    const auto order = channels_last_order((int64_t)shape.size());
-    std::vector<c10::SymInt> stored;
-    for (int64_t d : order)
-        stored.push_back(shape[d]);
-    std::vector<int64_t> back(order.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        back[order[i]] = (int64_t)i;
-    return at::empty_symint(stored, x.options()).permute(back);
+    return empty_in_layout(c10::SymIntArrayRef(shape),
+                           convnd_default_output_layout(layout_of(xx), layout_of(ww)), x.options());
 }
 
 // The schedule and configuration conv_nd would run for these arguments ("schedule:config").

@@ -20,7 +20,8 @@ def random_forward(r, dims):
     k = [r.randint(1, 4) for _ in range(dims)]
     stride = [r.randint(1, 3) for _ in range(dims)]
     dilation = [r.randint(1, 2) for _ in range(dims)]
-    size = [r.randint(dilation[i] * (k[i] - 1) + 1, 9 if dims < 3 else 5) for i in range(dims)]
+    eff = [dilation[i] * (k[i] - 1) + 1 for i in range(dims)]
+    size = [r.randint(eff[i], max(eff[i], 9 if dims < 3 else 5)) for i in range(dims)]
     padding = r.choice(["int", "tuple", "same", "valid"])
     if padding == "same":
         stride = [1] * dims
@@ -112,9 +113,10 @@ def test_conv_padded_equals_pad_then_conv(dims, emu_order):
     r = rng("padded", dims, emu_order)
     for _ in range(6):
         k = [r.randint(1, 4) for _ in range(dims)]
-        size = [r.randint(4, 8 if dims < 3 else 5) for _ in range(dims)]
         pb = [r.randint(-1, 3) for _ in range(dims)]
         pa = [r.randint(-1, 3) for _ in range(dims)]
+        lo = [max(2, k[i] - pb[i] - pa[i]) for i in range(dims)]  # padded size >= kernel
+        size = [r.randint(lo[i], lo[i] + (4 if dims < 3 else 2)) for i in range(dims)]
         x, w = make([2, 3] + size, torch.float32), make([4, 3] + k, torch.float32)
         pads = [p for i in reversed(range(dims)) for p in (pb[i], pa[i])]
         ref = getattr(F, f"conv{dims}d")(F.pad(x.double(), pads), w.double())
