@@ -144,7 +144,7 @@ note "bench: $bench_line"
 if python3 -c 'import torch' 2>/dev/null && [ -f "$build/libconvnd.so" ]; then
   t0=$(elapsed)
   { echo "==== python: pip install ./python (CONVND_LIB_DIR=$build)"
-    CONVND_LIB_DIR="$build" bounded 120 python3 -m pip install -q --no-build-isolation ./python &&
+    CONVND_LIB_DIR="$(cd "$build" && pwd)" bounded 120 python3 -m pip install -q --no-build-isolation ./python &&
     echo "==== python: pytest python/tests" &&
     bounded 120 python3 -m pytest -q python/tests 2>&1; } >>"$out/tests.log" 2>&1
   rc=$?

@@ -1,7 +1,8 @@
 """Builds the convnd PyTorch package: the C++ operator (torch.utils.cpp_extension) linked
 against libconvnd.so, which is shipped inside the package.
 
-libconvnd.so comes from CONVND_LIB_DIR when set (a CMake build or install of this repository);
+libconvnd.so comes from CONVND_LIB_DIR when set (a CMake build folder of this repository,
+absolute or relative to the repository root);
 otherwise this script builds it with CMake from the repository this folder belongs to
 (CONVND_CUDA=AUTO|ON|OFF as for the library; AUTO builds the GPU kernels when nvcc is found).
 
@@ -22,7 +23,9 @@ PKG = os.path.join(HERE, "convnd")
 
 def built_library_dir():
     if os.environ.get("CONVND_LIB_DIR"):
-        return os.environ["CONVND_LIB_DIR"]
+        # pip runs this script from python/: a relative path is taken from the repository root.
+        libdir = os.environ["CONVND_LIB_DIR"]
+        return libdir if os.path.isabs(libdir) else os.path.join(REPO, libdir)
     build = os.path.join(HERE, "build", "libconvnd")
     cuda = os.environ.get("CONVND_CUDA", "AUTO")
     subprocess.check_call(["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",

@@ -22,6 +22,6 @@ cmake --build "$build" -j"$(nproc)"
 # the Criterion run was filtered (arguments given) or CONVND_SKIP_PYTHON=1.
 if [ $# -eq 0 ] && [ "${CONVND_SKIP_PYTHON:-0}" != 1 ]; then
   bash tests/install_python_deps.sh
-  CONVND_LIB_DIR="$build" python3 -m pip install -q --no-build-isolation ./python
+  CONVND_LIB_DIR="$(cd "$build" && pwd)" python3 -m pip install -q --no-build-isolation ./python
   python3 -m pytest -q python/tests
 fi
