@@ -229,7 +229,12 @@ typedef enum convnd_device {
 /* Select the device for this process (also: environment CONVND_DEVICE=gpu|emulated). Call
  * before allocating. Asking for the GPU where there is none returns CONVND_ERR_DEVICE. */
 convnd_status convnd_set_device(convnd_device d);
-/* The device in use (never AUTO). */
+/* Overrides the device for the calls made by this host thread only (CONVND_DEVICE_AUTO removes
+ * the override): how a binding runs each call where its tensors live, e.g. CPU tensors on the
+ * emulated device and CUDA tensors on the GPU in one process. Asking for the GPU where there is
+ * none returns CONVND_ERR_DEVICE and leaves the override unchanged. */
+convnd_status convnd_set_thread_device(convnd_device d);
+/* The device in use on this thread (never AUTO): the thread's override, else the process's. */
 convnd_device convnd_active_device(void);
 const char *convnd_device_name(void);
 
