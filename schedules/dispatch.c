@@ -26,7 +26,8 @@ convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_option
     const convnd_device device = convnd_active_device();
     convnd_plan plan;
     /* autotune on the GPU without a cached winner: room for every candidate it will time */
-    if (device == CONVND_DEVICE_GPU && opts && opts->autotune && !convnd_plan_forced_spec(opts) &&
+    if (device == CONVND_DEVICE_GPU && opts && opts->autotune && q.mode != CONVND_WGRAD &&
+        !convnd_plan_forced_spec(opts) &&
         !convnd_autotune_lookup(&q, opts->autotune_cache_file, &plan)) {
         *bytes = convnd_autotune_workspace(&q);
         return CONVND_OK;
@@ -94,10 +95,13 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
                             "%s)",
                             convnd_plan_schedule_name(plan), convnd_plan_config_name(plan), need,
                             workspace_bytes, workspace ? "non-NULL" : "NULL");
-    if (a.params.y_numel == 0) return CONVND_OK; /* zero-size batch or channels: nothing to do */
+    /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0) */
+    if ((q.mode == CONVND_WGRAD ? a.params.w_numel : a.params.y_numel) == 0) return CONVND_OK;
 
-    /* autotune times candidates on the GPU (writing y), then the winner runs for real below */
-    if (a.device == CONVND_DEVICE_GPU && opts && opts->autotune && !convnd_plan_forced_spec(opts)) {
+    /* autotune times candidates on the GPU (writing y), then the winner runs for real below;
+     * its scratch output is y-shaped, so wgrad (output dw) keeps the heuristic plan */
+    if (a.device == CONVND_DEVICE_GPU && opts && opts->autotune && q.mode != CONVND_WGRAD &&
+        !convnd_plan_forced_spec(opts)) {
         st = convnd_autotune(&a, opts->autotune_cache_file, &plan);
         if (st != CONVND_OK) return st;
     }
