@@ -18,6 +18,8 @@
  *   igemm_simt     the same shapes in exact f32                              implicit_gemm.c
  *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
  *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
+ *   wgrad_splitk   wgrad, dw under 1/4 of the GPU's threads, long reduction  wgrad.c
+ *   wgrad_direct   wgrad: the fallback for every wgrad problem               wgrad.c
  *   cublas_im2col  never (a reference, forced only)                          cublas_im2col.c
  *   direct         t128 below 132*256*4 outputs (an H200's 132 SMs, 4        direct.c
  *                  blocks of 256 each: small blocks spread a small output
