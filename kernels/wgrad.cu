@@ -13,7 +13,7 @@
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 #include "wgrad_split.h"
 

@@ -1,10 +1,9 @@
 /* Registry entry of the universal direct schedule (kernels/direct.cu): supports every valid
  * forward and transposed problem, needs no workspace; the planner's fallback (wgrad has its own,
  * schedules/wgrad.c). */
+#include "launchers.h"
 #include "refuse.h"
 #include "registry.h"
-
-CONVND_DECLARE_LAUNCHER(direct);
 
 static const char *const direct_configs[] = {"t128", "t256"}; /* threads per block */
 

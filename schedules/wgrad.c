@@ -6,13 +6,11 @@
  *                 and a long reduction (depthwise, 1-D causal, small C): one thread per dw
  *                 element would leave most of a GPU idle.
  *   wgrad_direct  one thread per dw element, no workspace: the fallback. */
+#include "launchers.h"
 #include "refuse.h"
 #include "registry.h"
 #include "wgrad_split.h"
 #include "problem_internal.h"
-
-CONVND_DECLARE_LAUNCHER(wgrad_direct);
-CONVND_DECLARE_LAUNCHER(wgrad_splitk);
 
 static const char *const wgrad_direct_configs[] = {"t256"};
 static const char *const wgrad_splitk_configs[] = {"s8", "s32", "s128"};
