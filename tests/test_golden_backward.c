@@ -115,7 +115,7 @@ static void check_output(const golden_case *c, const char *what, const convnd_pr
     const size_t es = convnd_ref_dtype_size(q->dtype);
     void *da = test_device_upload(q->dtype, a, na), *db = test_device_upload(q->dtype, b, nb);
     void *dout = test_device_upload(q->dtype, NULL, nout); /* poisoned */
-    convnd_options opts = {spec, 0, NULL};
+    convnd_options opts = {.schedule = spec};
     size_t ws_bytes = 0;
     cr_assert_eq(convnd_workspace_size(q, &opts, &ws_bytes), CONVND_OK, "%s", convnd_last_error());
     void *ws = ws_bytes ? test_device_upload(CONVND_F32, NULL, (int64_t)(ws_bytes / 4 + 1)) : NULL;

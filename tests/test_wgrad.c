@@ -171,7 +171,7 @@ Test(wgrad, call_errors_write_nothing) {
     cr_assert(test_wgrad_init(&c, &p, 0, 5, err, sizeof err), "%s", err);
     const size_t bytes = c.esize * (size_t)c.dwd.numel;
     convnd_memcpy_h2d(c.ddw, c.hz, bytes); /* a known value to stay untouched */
-    convnd_options split = {"wgrad_splitk:s32", 0, NULL};
+    convnd_options split = {.schedule = "wgrad_splitk:s32"};
     size_t need = 0;
     cr_assert_eq(convnd_workspace_size(&p, &split, &need), CONVND_OK);
     cr_assert(need >= 32 * (size_t)c.dwd.numel * 4, "workspace %zu", need);
@@ -190,7 +190,7 @@ Test(wgrad, call_errors_write_nothing) {
         {"NULL dy", CONVND_ERR_NULL_POINTER, "dy is NULL", NULL, c.ddw, need, &split},
         {"dy overlapping dw", CONVND_ERR_ALIASING, "overlaps dw", c.ddw, c.ddw, need, &split},
         {"forward schedule forced", CONVND_ERR_UNSUPPORTED, "mode=wgrad", c.ddy, c.ddw, need,
-         &(convnd_options){"direct", 0, NULL}},
+         &(convnd_options){.schedule = "direct"}},
     };
     void *host = malloc(bytes);
     cr_assert(host);
@@ -230,4 +230,26 @@ Test(wgrad, dgrad_accumulates_into_existing_dx) {
             d.beta = 1.0f;
             test_run_supported_case(specs[s], &d, forward[i], 1, 11 + i);
         }
+}
+
+/* The plan object runs wgrad too: create once, size the workspace, execute, same result. */
+Test(wgrad, plan_object_executes_wgrad) {
+    convnd_problem p =
+        test_parse_valid("wg 1d N=2 Ci=4 Co=4 g=4 I=3000 K=4 P0=3 P1=0 x=cl w=cl y=cl");
+    char err[256];
+    test_wgrad_case c;
+    cr_assert(test_wgrad_init(&c, &p, 0, 21, err, sizeof err), "%s", err);
+    convnd_plan_t *plan = NULL;
+    cr_assert_eq(convnd_plan_create(&plan, &c.p, NULL), CONVND_OK, "%s", convnd_last_error());
+    size_t ws_bytes = 0;
+    cr_assert_eq(convnd_plan_workspace_size(plan, &ws_bytes), CONVND_OK);
+    void *ws = ws_bytes ? test_device_upload(CONVND_F32, NULL, (int64_t)(ws_bytes / 4 + 1)) : NULL;
+    cr_assert_eq(convnd_plan_execute(plan, c.dx, c.ddy, NULL, NULL, c.ddw, ws, ws_bytes, NULL),
+                 CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(convnd_synchronize(NULL), CONVND_OK);
+    convnd_memcpy_d2h(c.hdw, c.ddw, c.esize * (size_t)c.dwd.numel);
+    cr_expect(test_wgrad_check(&c, err, sizeof err), "plan: %s", err);
+    convnd_plan_destroy(plan);
+    if (ws) convnd_free(ws);
+    test_wgrad_free(&c);
 }

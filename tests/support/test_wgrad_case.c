@@ -81,7 +81,7 @@ convnd_status test_wgrad_run(test_wgrad_case *c, const char *spec) {
     convnd_memcpy_h2d(c->ddw, start, bytes);
     free(start);
 
-    convnd_options opts = {spec, 0, NULL};
+    convnd_options opts = {.schedule = spec};
     size_t ws_bytes = 0;
     convnd_status st = convnd_workspace_size(&c->p, &opts, &ws_bytes);
     if (st != CONVND_OK) return st;
