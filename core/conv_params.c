@@ -78,7 +78,7 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
     }
 
     int64_t shape[5];
-    const int forward = p->mode == CONVND_FORWARD;
+    const int forward = p->mode != CONVND_TRANSPOSED; /* WGRAD: w strides are dw's */
     padded_shape(p->N, p->C_in, p->input, dims, shape);
     convnd_layout_strides(shape, 5, p->x_layout, q.xs);
     padded_shape(forward ? p->C_out : p->C_in, forward ? q.cin_g : q.cout_g, p->kernel, dims,

@@ -44,7 +44,15 @@ typedef enum convnd_status {
     CONVND_ERR_INTERNAL = 10
 } convnd_status;
 
-typedef enum convnd_mode { CONVND_FORWARD = 0, CONVND_TRANSPOSED = 1 } convnd_mode;
+/* CONVND_WGRAD (SPEC §10): the weight gradient of the forward problem the struct describes.
+ * conv_nd(p, x, dy, NULL, z, dw, ...): x as forward, dy [N, C_out, O...] in y_layout, output dw
+ * with w's forward shape in w_layout; dw = alpha*acc + beta*z, z (dw_prev) may equal dw. No bias,
+ * no activation. Describe CONVND_Y for dy, CONVND_W (and CONVND_Z) for dw. */
+typedef enum convnd_mode {
+    CONVND_FORWARD = 0,
+    CONVND_TRANSPOSED = 1,
+    CONVND_WGRAD = 2
+} convnd_mode;
 
 typedef enum convnd_dtype { CONVND_F32 = 0, CONVND_F16 = 1, CONVND_BF16 = 2 } convnd_dtype;
 
@@ -110,7 +118,7 @@ typedef enum convnd_tensor {
 
 /* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
  * [C_in, C_out/g, K...], bias: [C_out], y and z: [N, C_out, O...]) and element strides for the
- * tensor's layout. */
+ * tensor's layout. In CONVND_WGRAD mode y is dy (the input) and z, like w, is dw's shape. */
 typedef struct convnd_tensor_desc {
     int32_t rank;
     int64_t shape[CONVND_MAX_RANK];

@@ -1,7 +1,9 @@
 /* Registry entry of the universal direct schedule (kernels/direct.cu): supports every valid
- * problem, needs no workspace; the planner's fallback. */
+ * forward and transposed problem, needs no workspace; the planner's fallback (wgrad has its own,
+ * schedules/wgrad.c). */
 #include "device_services.h"
 #include "launchers.h"
+#include "refuse.h"
 #include "registry.h"
 
 /* Named configurations: threads per block (kernels/direct.cu reads the index). */
@@ -13,7 +15,11 @@ static const char *const direct_configs[] = {DIRECT_CONFIGS(DIRECT_NAME)};
 
 static int32_t direct_supports(const convnd_problem *p, int32_t config, char *reason,
                                size_t reason_len) {
-    (void)p, (void)config, (void)reason, (void)reason_len;
+    (void)config;
+    if (p->mode == CONVND_WGRAD)
+        return convnd_refuse(
+            reason, reason_len,
+            "mode=wgrad: forward and transposed only (wgrad_direct is its fallback)");
     return 1;
 }
 

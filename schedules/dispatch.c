@@ -24,7 +24,7 @@ convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_option
     if (st != CONVND_OK) return st;
     convnd_choice cached;
     /* autotune without a cached winner: room for every candidate it will time, and its y */
-    if (convnd_wants_autotune(opts, convnd_active_device()) &&
+    if (convnd_wants_autotune(&q, opts, convnd_active_device()) &&
         !convnd_autotune_lookup(&q, opts->autotune_cache_file, &cached)) {
         *bytes = convnd_autotune_workspace(&q) + y_scratch_bytes(&s);
         return CONVND_OK;
@@ -65,7 +65,7 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
      * end (never the caller's y); without room for it, no timing */
     convnd_tune_buffers tune, *tune_on = NULL;
     const size_t y_room = y_scratch_bytes(&s);
-    if (convnd_wants_autotune(opts, convnd_active_device()) && s.y_numel > 0 && workspace &&
+    if (convnd_wants_autotune(&q, opts, convnd_active_device()) && s.y_numel > 0 && workspace &&
         workspace_bytes >= y_room) {
         const uintptr_t end = (uintptr_t)workspace + workspace_bytes - (y_room - Y_SCRATCH_ALIGN);
         unsigned char *y_scratch = (unsigned char *)(end / Y_SCRATCH_ALIGN * Y_SCRATCH_ALIGN);

@@ -45,7 +45,9 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const void *x, const
                             plan->schedule->name, plan->schedule->config_names[plan->choice.config],
                             plan->workspace_bytes, workspace_bytes,
                             workspace ? "non-NULL" : "NULL");
-    if (plan->params.y_numel == 0) return CONVND_OK; /* zero-size batch or channels */
+    /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0) */
+    if ((plan->problem.mode == CONVND_WGRAD ? plan->params.w_numel : plan->params.y_numel) == 0)
+        return CONVND_OK;
     const convnd_launch_args a = {
         .problem = &plan->problem,
         .params = plan->params,
@@ -84,7 +86,7 @@ static void operand_bytes(const convnd_problem *p, const convnd_problem_sizes *s
 /* 1 when creating a plan for p with opts will time candidates. */
 static int32_t will_time(const convnd_problem *p, const convnd_options *opts) {
     convnd_choice cached;
-    return convnd_wants_autotune(opts, convnd_active_device()) &&
+    return convnd_wants_autotune(p, opts, convnd_active_device()) &&
            !convnd_autotune_lookup(p, opts->autotune_cache_file, &cached);
 }
 

@@ -18,6 +18,8 @@
  *   igemm_simt     the same shapes in exact f32                              implicit_gemm.c
  *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
  *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
+ *   wgrad_splitk   wgrad, dw under 1/4 of the GPU's threads, long reduction  wgrad.c
+ *   wgrad_direct   wgrad: the fallback for every wgrad problem               wgrad.c
  *   cublas_im2col  never (a reference, forced only)                          cublas_im2col.c
  *   direct         t128 below SMs*256*4 outputs (the device's SM count,      direct.c
  *                  queried once; 4 blocks of 256 each: small blocks spread a small output
@@ -112,8 +114,10 @@ convnd_status convnd_choose_heuristic(const convnd_problem *p, convnd_choice *ou
     return CONVND_OK;
 }
 
-int32_t convnd_wants_autotune(const convnd_options *opts, convnd_device device) {
-    return opts && opts->autotune && !convnd_forced_spec(opts) && convnd_autotune_runs_on(device);
+int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
+                              convnd_device device) {
+    return opts && opts->autotune && p->mode != CONVND_WGRAD && !convnd_forced_spec(opts) &&
+           convnd_autotune_runs_on(device);
 }
 
 static convnd_status choose(const convnd_problem *p, const convnd_conv_params *params,
@@ -127,7 +131,7 @@ static convnd_status choose(const convnd_problem *p, const convnd_conv_params *p
         *source = opts && opts->schedule ? CONVND_CHOSEN_FORCED_OPTION : CONVND_CHOSEN_FORCED_ENV;
         return convnd_choose_forced(p, forced, out);
     }
-    if (convnd_wants_autotune(opts, device)) {
+    if (convnd_wants_autotune(p, opts, device)) {
         if (convnd_autotune_lookup(p, opts->autotune_cache_file, out)) {
             *source = CONVND_CHOSEN_AUTOTUNE_CACHE;
             return CONVND_OK;

@@ -47,8 +47,10 @@ convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *p
                             const convnd_tune_buffers *tune, convnd_choice *out,
                             convnd_choice_source *source);
 
-/* 1 when opts ask for autotune, nothing is forced and device may run it. */
-int32_t convnd_wants_autotune(const convnd_options *opts, convnd_device device);
+/* 1 when opts ask for autotune, nothing is forced, device may run it and p is not a weight
+ * gradient (autotune times into a y-shaped scratch; wgrad's output is dw: heuristic only). */
+int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
+                              convnd_device device);
 
 /* Workspace bytes of choice on p. */
 size_t convnd_choice_workspace(const convnd_problem *p, convnd_choice choice);
