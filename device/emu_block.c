@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "emu_internal.h"
 #include "emu_fiber.h"
+#include "emu_hopper.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ void convnd_emu_worker_free(convnd_emu_worker *w) {
         convnd_emu_fiber_destroy(w->threads[i].fiber);
         free(w->threads[i].copies);
     }
+    convnd_emu_hopper_free(w->block.hopper);
     free(w->arena);
     free(w);
 }
@@ -173,6 +175,41 @@ static int at_barrier(const convnd_emu_thread *t, uint64_t count) {
 static int at_warp_op_of(const convnd_emu_thread *t, uint64_t warp) {
     return t->state == CONVND_EMU_AT_WARP_OP && t->warp == warp;
 }
+static int waits_on(const convnd_emu_thread *t, uint64_t key) {
+    return t->state == CONVND_EMU_AT_WAIT && (uintptr_t)t->wait_key == key;
+}
+
+/* Threads blocked in sm_90 waits (mbarrier, named barrier, warpgroup op), grouped by what they
+ * wait for, with its state. 1 when there were any. */
+static int describe_waits(convnd_emu_worker *w, uint32_t n, text *out) {
+    const void *keys[8];
+    int nkeys = 0;
+    for (uint32_t i = 0; i < n && nkeys < 8; ++i) {
+        const convnd_emu_thread *t = &w->threads[i];
+        if (t->state != CONVND_EMU_AT_WAIT) continue;
+        int seen = 0;
+        for (int k = 0; k < nkeys; ++k)
+            seen |= keys[k] == t->wait_key;
+        if (!seen) keys[nkeys++] = t->wait_key;
+    }
+    if (!nkeys) return 0;
+    put(out, "a wait that can never complete (no thread can run and no asynchronous copy is "
+             "pending):");
+    for (int k = 0; k < nkeys; ++k) {
+        const convnd_emu_thread *t = &w->threads[0];
+        for (uint32_t i = 0; i < n; ++i)
+            if (waits_on(&w->threads[i], (uintptr_t)keys[k])) {
+                t = &w->threads[i];
+                break;
+            }
+        char state[256];
+        convnd_emu_hopper_describe(&w->block, keys[k], state, sizeof state);
+        put(out, " threads ");
+        put_threads(out, w, n, waits_on, (uintptr_t)keys[k]);
+        put(out, " wait at %s (%s);", t->wait_what, state);
+    }
+    return 1;
+}
 
 /* Every thread is blocked or exited, and the block cannot go on: say why. */
 static void describe_deadlock(convnd_emu_worker *w, uint32_t n) {
@@ -181,6 +218,12 @@ static void describe_deadlock(convnd_emu_worker *w, uint32_t n) {
     const char *ids = (b->block_dim.y > 1 || b->block_dim.z > 1)
                           ? " (linear ids x + y*blockDim.x + z*blockDim.x*blockDim.y)"
                           : "";
+    if (describe_waits(w, n, &out)) {
+        put(&out, " threads ");
+        put_threads(&out, w, n, is_exited, 0);
+        put(&out, " exited");
+        return;
+    }
     for (uint32_t wi = 0; wi < b->num_warps; ++wi) {
         const convnd_emu_warp *wp = &b->warps[wi];
         if (!wp->arrived) continue;
@@ -245,6 +288,7 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
     }
     b->released = b->failed = 0;
     b->message[0] = '\0';
+    convnd_emu_hopper_block_start(b);
     const uint32_t bx = launch->block.x, bxy = launch->block.x * launch->block.y;
     for (uint32_t i = 0; i < n; ++i) {
         convnd_emu_thread *t = &w->threads[i];
@@ -259,6 +303,7 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
         t->groups_committed = 0;
         t->state = CONVND_EMU_READY;
         t->barriers = 0;
+        t->wait_key = NULL;
     }
 }
 
@@ -273,18 +318,23 @@ int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, 
     start_block(w, launch, id, n);
     for (uint64_t phase = 0;; ++phase) {
         make_order(w->order, n, order, seed, id, phase);
-        do { /* a pass; again while warp collectives made waiting lanes runnable */
-            b->released = 0;
-            for (uint32_t k = 0; k < n; ++k) {
-                convnd_emu_thread *t = &w->threads[w->order[k]];
-                if (t->state != CONVND_EMU_READY) continue;
-                t->state = CONVND_EMU_RUNNING;
-                convnd_emu_self = t;
-                convnd_emu_fiber_resume(t->fiber);
-                convnd_emu_self = NULL;
-                if (b->failed) goto fail;
-            }
-        } while (b->released);
+        do {
+            do { /* a pass; again while warp collectives made waiting lanes runnable */
+                b->released = 0;
+                for (uint32_t k = 0; k < n; ++k) {
+                    convnd_emu_thread *t = &w->threads[w->order[k]];
+                    if (t->state != CONVND_EMU_READY) continue;
+                    t->state = CONVND_EMU_RUNNING;
+                    convnd_emu_self = t;
+                    convnd_emu_fiber_resume(t->fiber);
+                    convnd_emu_self = NULL;
+                    if (b->failed) goto fail;
+                }
+            } while (b->released);
+            /* Nobody can run: the async proxy (TMA) makes its progress, which may complete
+             * mbarrier phases that threads wait for. */
+        } while (convnd_emu_hopper_progress(b));
+        if (b->failed) goto fail;
 
         uint32_t exited = 0, waiting = 0;
         uint64_t count = 0;
@@ -298,7 +348,10 @@ int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, 
                 same &= t->barriers == count;
             }
         }
-        if (exited == n) return 0;
+        if (exited == n) {
+            if (convnd_emu_hopper_block_end(b) != 0) goto fail;
+            return 0;
+        }
         if (waiting == n && same) { /* everyone at the same barrier: next phase */
             for (uint32_t i = 0; i < n; ++i)
                 w->threads[i].state = CONVND_EMU_READY;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "device_services.h"
 #include "refuse.h"
 
 #ifndef CONVND_CUDA_ARCHS
@@ -16,6 +17,13 @@ const char *convnd_built_cuda_archs(void) {
 
 const char *convnd_default_cuda_archs(void) {
     return CONVND_DEFAULT_CUDA_ARCHS;
+}
+
+int32_t convnd_device_sm(void) {
+    const convnd_device d = convnd_active_device();
+    if (d != CONVND_DEVICE_GPU) return 0;
+    const convnd_device_props *props = convnd_device_properties(d);
+    return props->cc_major * 10 + props->cc_minor;
 }
 
 int32_t convnd_build_runs_on(const char *cuda_archs, int32_t sm, char *reason, size_t reason_len) {

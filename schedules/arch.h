@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Compute capability x 10 of the device kernels run on now (90 for sm_90), 0 on the emulated
- * device. Defined in device/runtime.c. */
+ * device (device_services.h's properties). */
 int32_t convnd_device_sm(void);
 
 /* 1 when the build's architectures (CMake's list, ';' or ',' separated: "80-real,89-real,90")

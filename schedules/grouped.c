@@ -14,12 +14,11 @@
  *     (ResNeXt) the tensor-core GEMM keeps them: its wasted columns cost less than giving up
  *     tensor cores (to be measured on a GPU).
  *   config: r4_co4 when C_out/groups <= 4, r4_co8 when <= 8, else r2_co16. */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "grouped_configs.h"
-
-CONVND_DECLARE_LAUNCHER(grouped);
 
 #define CONVND_GROUPED_NAME(name, R, CO) #name,
 static const char *const grouped_configs[] = {CONVND_GROUPED_CONFIGS(CONVND_GROUPED_NAME)};
@@ -30,8 +29,8 @@ static int32_t grouped_supports(const convnd_problem *p, int32_t config, char *r
     if (config < 0 || config >= CONVND_GROUPED_CONFIG_COUNT)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->mode != CONVND_FORWARD)
-        return convnd_refuse(reason, reason_len,
-                             "mode=transposed: the grouped schedule is forward only");
+        return convnd_refuse(reason, reason_len, "mode=%s: the grouped schedule is forward only",
+                             convnd_mode_name(p->mode));
     convnd_conv_params params;
     if (convnd_params_from_problem(p, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());

@@ -11,12 +11,11 @@
  *     starves its k-tiles; the tile here reuses each staged input for every output channel
  *     of the block and every tap)
  *   config: co16 when C_out >= 32, co8 when C_out >= 8, else co4. */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "tiled_configs.h"
-
-CONVND_DECLARE_LAUNCHER(tiled_direct);
 
 #define CONVND_TILED_NAME(name, CO_T) #name,
 static const char *const tiled_configs[] = {CONVND_TILED_CONFIGS(CONVND_TILED_NAME)};
@@ -28,7 +27,8 @@ static int32_t tiled_supports(const convnd_problem *p, int32_t config, char *rea
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len,
-                             "mode=transposed: the tiled_direct schedule is forward only");
+                             "mode=%s: the tiled_direct schedule is forward only",
+                             convnd_mode_name(p->mode));
     convnd_conv_params params;
     if (convnd_params_from_problem(p, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());

@@ -23,13 +23,23 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
+    return convnd_check_pointers(p, &s, x, w, bias, z, y);
+}
 
-    const tensor_span y_span = {"y", y, s.y_numel * s.elem_bytes, 1};
+convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                    const void *x, const void *w, const void *bias, const void *z,
+                                    const void *y) {
+    const convnd_problem_sizes s = *sizes;
+
+    /* WGRAD (SPEC §10): the second operand is dy (y's shape), the output dw (w's shape) */
+    const int wgrad = p->mode == CONVND_WGRAD;
+    const int64_t out_bytes = (wgrad ? s.w_numel : s.y_numel) * s.elem_bytes;
+    const tensor_span y_span = {wgrad ? "dw" : "y", y, out_bytes, 1};
     const tensor_span inputs[] = {
         {"x", x, s.x_numel * s.elem_bytes, 1},
-        {"w", w, s.w_numel * s.elem_bytes, 1},
+        {wgrad ? "dy" : "w", w, (wgrad ? s.y_numel : s.w_numel) * s.elem_bytes, 1},
         {"bias", bias, s.bias_numel * s.elem_bytes, p->has_bias},
-        {"z", z, s.y_numel * s.elem_bytes, p->has_z},
+        {"z", z, out_bytes, p->has_z},
     };
     const int n_inputs = (int)(sizeof inputs / sizeof inputs[0]);
 
@@ -43,8 +53,8 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
                                          : "");
     if (y_span.bytes > 0 && !y)
         return convnd_error(CONVND_ERR_NULL_POINTER,
-                            "y is NULL but the problem writes %" PRId64 " bytes to it",
-                            y_span.bytes);
+                            "%s is NULL but the problem writes %" PRId64 " bytes to it",
+                            y_span.name, y_span.bytes);
     if (y_span.bytes == 0) return CONVND_OK;
 
     /* Elements must be naturally aligned: on the GPU a misaligned load faults, and the fault
@@ -64,9 +74,10 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
         const int in_place_residual = i == 3 && in->ptr == y; /* same shape and layout as y */
         if (in_place_residual || !spans_overlap(in, &y_span)) continue;
         return convnd_error(CONVND_ERR_ALIASING,
-                            "%s [%p, +%" PRId64 " bytes) overlaps y [%p, +%" PRId64
-                            " bytes); only z == y exactly may alias y",
-                            in->name, in->ptr, in->bytes, y, y_span.bytes);
+                            "%s [%p, +%" PRId64 " bytes) overlaps %s [%p, +%" PRId64
+                            " bytes); only z == %s exactly may alias %s",
+                            in->name, in->ptr, in->bytes, y_span.name, y, y_span.bytes, y_span.name,
+                            y_span.name);
     }
     return CONVND_OK;
 }
