@@ -6,7 +6,7 @@ cuobjdump --dump-sass and prints one row per kernel instance: registers, static 
 shared memory, stack and spill bytes, HMMA instructions, 128-bit global loads. It fails (exit 1)
 when
   - any kernel spills (spill stores or loads > 0),
-  - a tensor-core kernel (the rules below) has no HMMA instruction,
+  - a tensor-core kernel (the rules below) has no HMMA instruction, or a 16-bit one no LDSM,
   - a kernel that must load 16 bytes at a time (the channels-last vector path of the implicit
     GEMM) has no 128-bit global load (LDGSTS.E.BYPASS.128 or LDG.E.128),
   - a kernel needs more than 227 KiB of shared memory.
@@ -36,6 +36,8 @@ TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
 # (what, regex on the demangled kernel name, requirement)
 RULES = [
     ("HMMA", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "hmma"),
+    # 16-bit tensor-core fragments come from shared memory through ldmatrix (tc_warp_mma.cuh)
+    ("LDSM", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<(?:__half|__nv_bfloat16),"), "ldsm"),
     # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
     ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
     # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): likewise
@@ -113,17 +115,19 @@ SASS_FUNCTION = re.compile(r"^\s*Function : (\S+)")
 
 
 def parse_sass(text):
-    """{mangled name: {hmma, ldg128}} instruction counts from cuobjdump --dump-sass."""
+    """{mangled name: {hmma, ldg128, ldsm}} instruction counts from cuobjdump --dump-sass."""
     counts, current = {}, None
     for line in text.splitlines():
         m = SASS_FUNCTION.match(line)
         if m:
-            current = counts.setdefault(m.group(1), {"hmma": 0, "ldg128": 0})
+            current = counts.setdefault(m.group(1), {"hmma": 0, "ldg128": 0, "ldsm": 0})
             continue
         if current is None:
             continue
         if re.search(r"\bHMMA\.", line):
             current["hmma"] += 1
+        if re.search(r"\bLDSM\.", line):
+            current["ldsm"] += 1
         if re.search(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b", line):
             current["ldg128"] += 1
     return counts
@@ -143,7 +147,7 @@ def dynamic_smem(demangled):
     bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
     ld = bk + 16 // size
     pipe = stages * (bm + bn) * ld * size
-    c = bm * (bn + 4) * 4
+    c = 0 if re.search(r"_tc_mma", demangled) else bm * (bn + 4) * 4  # tc: register epilogue
     return (max(pipe, c) + 127) // 128 * 128 + bm * 4
 
 
@@ -196,7 +200,7 @@ def main():
             continue
         names = demangle(sorted(ptxas))
         for mangled in sorted(ptxas, key=lambda n: names[n]):
-            info, ins = ptxas[mangled], sass.get(mangled, {"hmma": 0, "ldg128": 0})
+            info, ins = ptxas[mangled], sass.get(mangled, {"hmma": 0, "ldg128": 0, "ldsm": 0})
             dem = names[mangled]
             dyn = dynamic_smem(dem)
             checks, verdict = [], "ok"
