@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "convnd.h"
+#include "device_services.h"
 #include "error.h"
 
 #ifdef CONVND_HAVE_CUDA
@@ -163,6 +164,7 @@ convnd_status convnd_malloc(void **ptr, size_t bytes) {
     convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
+    convnd_device_count_allocation();
 #ifdef CONVND_HAVE_CUDA
     if (d == CONVND_DEVICE_GPU) {
         const cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);

@@ -149,10 +149,17 @@ typedef struct convnd_options {
      * this is NULL. */
     const char *schedule;
     /* 1: time every supporting configuration once on the GPU and cache the winner per problem
-     * (like cuDNN's benchmark mode). Ignored on the emulated device. */
+     * and device (like cuDNN's benchmark mode). Ignored on the emulated device. conv_nd times on
+     * the caller's tensors with a scratch y carved from its workspace (convnd_workspace_size
+     * counts it); convnd_plan_create times at creation on autotune_scratch below. */
     int32_t autotune;
     /* With autotune: also load/store the cache in this file (NULL: memory only). */
     const char *autotune_cache_file;
+    /* With autotune, for convnd_plan_create: device memory of at least
+     * convnd_plan_autotune_scratch_size bytes holding the operands the candidates are timed on
+     * (overwritten; the library never allocates it). NULL when no winner is cached is an error. */
+    void *autotune_scratch;
+    size_t autotune_scratch_bytes;
 } convnd_options;
 
 /* Workspace bytes that conv_nd needs for this problem and options. */
@@ -166,10 +173,38 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
 /* y = act(alpha * conv(x, w) + bias + beta * z). All pointers are device pointers (memory from
  * convnd_malloc works on either device), aligned to the element size. bias and z may be NULL
  * when the problem does not use them. z may equal y; no other overlap with y is allowed. On any
- * error nothing is written to y. opts may be NULL. */
+ * error nothing is written to y. opts may be NULL. A one-shot plan: create, execute, without
+ * the heap. */
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
                       const void *z, void *y, void *workspace, size_t workspace_bytes, void *stream,
                       const convnd_options *opts);
+
+/* ---- plans: validate and choose once, execute many times ------------------------------------ */
+
+/* A plan holds the validated problem, its chosen schedule and configuration, the launch
+ * parameters and the workspace size. It is immutable: one plan may be executed from many host
+ * threads at once. */
+typedef struct convnd_plan convnd_plan_t;
+
+/* Validates p, resolves its layouts, chooses the schedule (forced, autotuned or planned) and
+ * precomputes the launch. A forced schedule that does not support p fails here with its reason.
+ * Autotune, when asked for, runs here on opts->autotune_scratch. On error *plan is NULL. */
+convnd_status convnd_plan_create(convnd_plan_t **plan, const convnd_problem *p,
+                                 const convnd_options *opts);
+/* What convnd_plan_create's autotune needs in opts->autotune_scratch (0 when it will not time:
+ * no autotune, a forced schedule, a cached winner, or the emulated device). */
+convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const convnd_options *opts,
+                                                size_t *bytes);
+/* Checks the pointers (NULL, alignment, aliasing) and the workspace, then launches: no
+ * validation, no planning, no allocation, no host synchronisation, never autotunes. Same
+ * pointer rules and results as conv_nd. */
+convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, const void *w,
+                                  const void *bias, const void *z, void *y, void *workspace,
+                                  size_t workspace_bytes, void *stream);
+convnd_status convnd_plan_workspace_size(const convnd_plan_t *plan, size_t *bytes);
+/* "schedule:config (why it was chosen)" */
+convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t len);
+void convnd_plan_destroy(convnd_plan_t *plan);
 
 /* ---- schedules ------------------------------------------------------------------------------ */
 

@@ -17,7 +17,7 @@
 #include "igemm_geometry.cuh"
 #include "igemm_load.cuh"
 #include "igemm_mma.cuh"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {

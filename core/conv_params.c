@@ -26,6 +26,12 @@ convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_pa
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
+    return convnd_params_from_sizes(p, &s, out);
+}
+
+convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                       convnd_conv_params *out) {
+    const convnd_problem_sizes s = *sizes;
 
     convnd_conv_params q;
     memset(&q, 0, sizeof q);

@@ -23,6 +23,13 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
+    return convnd_check_pointers(p, &s, x, w, bias, z, y);
+}
+
+convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                    const void *x, const void *w, const void *bias, const void *z,
+                                    const void *y) {
+    const convnd_problem_sizes s = *sizes;
 
     const tensor_span y_span = {"y", y, s.y_numel * s.elem_bytes, 1};
     const tensor_span inputs[] = {
