@@ -16,7 +16,7 @@
  *   m16n8k8  A (16x8):  a[i] holds A[g + 8*(i&1)][t + 4*(i>>1)]
  *            B (8x8):   b[i] holds B[t + 4*i][g]
  *   C, D (16x8, f32):   c[i] holds C[g + 8*(i>>1)][2t + (i&1)]
- * The emulated device implements exactly these tables (mma_sync_emu.cuh). Include after
+ * The emulated device implements exactly these tables (device/mma_sync_emu.cuh). Include after
  * portability.cuh. */
 #ifndef CONVND_MMA_SYNC_CUH
 #define CONVND_MMA_SYNC_CUH

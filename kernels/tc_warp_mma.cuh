@@ -41,13 +41,10 @@ struct tc_warp_mma {
         lane = tid % 32;
         wm0 = (warp / WARPS_N) * WM;
         wn0 = (warp % WARPS_N) * WN;
-        CONVND_UNROLL(8)
-        for (int i = 0; i < FM; ++i)
-            CONVND_UNROLL(8)
-        for (int j = 0; j < FN; ++j)
-            CONVND_UNROLL(4)
-        for (int r = 0; r < 4; ++r)
-            acc[i][j][r] = 0.0f;
+        float *const flat = &acc[0][0][0];
+        CONVND_UNROLL(64)
+        for (int e = 0; e < FM * FN * 4; ++e)
+            flat[e] = 0.0f;
     }
 
     /* A fragment of mma tile row i at k: a[r] = A[16i + g + 8(r&1)][k + ...] (mma_sync.cuh). */

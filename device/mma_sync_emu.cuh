@@ -1,5 +1,5 @@
-/* The emulated device's ldmatrix and mma.sync (see mma_sync.cuh for the interface and the PTX
- * ISA fragment tables they implement). Each is warp-collective like on a GPU: the last lane to
+/* The emulated device's ldmatrix and mma.sync (see kernels/mma_sync.cuh for the interface and the
+ * PTX ISA fragment tables they implement). Each is warp-collective like on a GPU: the last lane to
  * arrive does the whole warp's work from every lane's registers or row address, so a call from
  * part of a warp is reported, as is an ldmatrix row address outside the block's shared memory or
  * not 16-byte aligned. mma.sync accumulates in f32 with fmaf in increasing k (as the emulated
@@ -74,50 +74,45 @@ inline const mma_arg *lane_arg(void *const *args, uint32_t l) {
     return static_cast<const mma_arg *>(args[l]);
 }
 
-/* C and D (16x8 f32): c[i] holds C[g + 8*(i>>1)][2t + (i&1)]. */
-inline void gather_c(void *const *args, float *c) {
-    for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l)
+/* D = A*B + C on one warp's fragments, A 16 x K and B K x 8: fill(m, g, t, a, b) places lane
+ * (g, t)'s A and B registers m into the row-major tiles; C and D (16x8 f32) are laid out the same
+ * for both shapes, c[i] holding C[g + 8*(i>>1)][2t + (i&1)]. */
+template <int K, class Fill>
+void mma_warp(void *const *args, uint32_t lanes, const char *name, Fill fill) {
+    require_full_warp(lanes, name);
+    float a[16 * K], b[K * 8], c[16 * 8], d[16 * 8];
+    for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l) {
+        fill(lane_arg(args, l), l / 4, l % 4, a, b);
         for (int i = 0; i < 4; ++i)
             c[(l / 4 + 8 * (i >> 1)) * 8 + 2 * (l % 4) + (i & 1)] = lane_arg(args, l)->c[i];
-}
-inline void scatter_d(void *const *args, const float *d) {
+    }
+    convnd_emu_mma_f32(16, 8, K, a, b, c, d);
     for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l)
         for (int i = 0; i < 4; ++i)
             lane_arg(args, l)->d[i] = d[(l / 4 + 8 * (i >> 1)) * 8 + 2 * (l % 4) + (i & 1)];
 }
 
 template <typename T> void mma_m16n8k16_all(void *const *args, uint32_t lanes) {
-    require_full_warp(lanes, "mma.sync.m16n8k16");
-    float a[16 * 16], b[16 * 8], c[16 * 8], d[16 * 8];
-    for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l) {
-        const uint32_t g = l / 4, t = l % 4;
-        const mma_arg *m = lane_arg(args, l);
-        for (int i = 0; i < 4; ++i)
-            for (int h = 0; h < 2; ++h)
-                a[(g + 8 * (i & 1)) * 16 + 2 * t + 8 * (i >> 1) + h] = half_of<T>(m->a[i], h);
-        for (int i = 0; i < 2; ++i)
-            for (int h = 0; h < 2; ++h)
-                b[(2 * t + 8 * i + h) * 8 + g] = half_of<T>(m->b[i], h);
-    }
-    gather_c(args, c);
-    convnd_emu_mma_f32(16, 8, 16, a, b, c, d);
-    scatter_d(args, d);
+    mma_warp<16>(args, lanes, "mma.sync.m16n8k16",
+                 [](const mma_arg *m, uint32_t g, uint32_t t, float *a, float *b) {
+                     for (int i = 0; i < 4; ++i)
+                         for (int h = 0; h < 2; ++h)
+                             a[(g + 8 * (i & 1)) * 16 + 2 * t + 8 * (i >> 1) + h] =
+                                 half_of<T>(m->a[i], h);
+                     for (int i = 0; i < 2; ++i)
+                         for (int h = 0; h < 2; ++h)
+                             b[(2 * t + 8 * i + h) * 8 + g] = half_of<T>(m->b[i], h);
+                 });
 }
 
 inline void mma_m16n8k8_tf32_all(void *const *args, uint32_t lanes) {
-    require_full_warp(lanes, "mma.sync.m16n8k8.tf32");
-    float a[16 * 8], b[8 * 8], c[16 * 8], d[16 * 8];
-    for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l) {
-        const uint32_t g = l / 4, t = l % 4;
-        const mma_arg *m = lane_arg(args, l);
-        for (int i = 0; i < 4; ++i)
-            a[(g + 8 * (i & 1)) * 8 + t + 4 * (i >> 1)] = tf32_of(m->a[i]);
-        for (int i = 0; i < 2; ++i)
-            b[(t + 4 * i) * 8 + g] = tf32_of(m->b[i]);
-    }
-    gather_c(args, c);
-    convnd_emu_mma_f32(16, 8, 8, a, b, c, d);
-    scatter_d(args, d);
+    mma_warp<8>(args, lanes, "mma.sync.m16n8k8.tf32",
+                [](const mma_arg *m, uint32_t g, uint32_t t, float *a, float *b) {
+                    for (int i = 0; i < 4; ++i)
+                        a[(g + 8 * (i & 1)) * 8 + t + 4 * (i >> 1)] = tf32_of(m->a[i]);
+                    for (int i = 0; i < 2; ++i)
+                        b[(t + 4 * i) * 8 + g] = tf32_of(m->b[i]);
+                });
 }
 
 } // namespace convnd_mma_emu
