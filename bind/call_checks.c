@@ -18,20 +18,28 @@ static int spans_overlap(const tensor_span *a, const tensor_span *b) {
     return a0 < b0 + (uintptr_t)b->bytes && b0 < a0 + (uintptr_t)a->bytes;
 }
 
+/* The inputs x, w, bias, z (in that order) of a call, then y. */
+enum { N_INPUTS = 4 };
+static void call_spans(const convnd_problem *p, const convnd_problem_sizes *s, const void *x,
+                       const void *w, const void *bias, const void *z, const void *y,
+                       tensor_span spans[N_INPUTS + 1]) {
+    spans[0] = (tensor_span){"x", x, s->x_numel * s->elem_bytes, 1};
+    spans[1] = (tensor_span){"w", w, s->w_numel * s->elem_bytes, 1};
+    spans[2] = (tensor_span){"bias", bias, s->bias_numel * s->elem_bytes, p->has_bias};
+    spans[3] = (tensor_span){"z", z, s->y_numel * s->elem_bytes, p->has_z};
+    spans[4] = (tensor_span){"y", y, s->y_numel * s->elem_bytes, 1};
+}
+
 convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
                                 const void *bias, const void *z, const void *y) {
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
 
-    const tensor_span y_span = {"y", y, s.y_numel * s.elem_bytes, 1};
-    const tensor_span inputs[] = {
-        {"x", x, s.x_numel * s.elem_bytes, 1},
-        {"w", w, s.w_numel * s.elem_bytes, 1},
-        {"bias", bias, s.bias_numel * s.elem_bytes, p->has_bias},
-        {"z", z, s.y_numel * s.elem_bytes, p->has_z},
-    };
-    const int n_inputs = (int)(sizeof inputs / sizeof inputs[0]);
+    tensor_span spans[N_INPUTS + 1];
+    call_spans(p, &s, x, w, bias, z, y, spans);
+    const tensor_span *inputs = spans, y_span = spans[N_INPUTS];
+    const int n_inputs = N_INPUTS;
 
     for (int i = 0; i < n_inputs; ++i)
         if (inputs[i].required && inputs[i].bytes > 0 && !inputs[i].ptr)
@@ -67,6 +75,36 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
                             "%s [%p, +%" PRId64 " bytes) overlaps y [%p, +%" PRId64
                             " bytes); only z == y exactly may alias y",
                             in->name, in->ptr, in->bytes, y, y_span.bytes);
+    }
+    return CONVND_OK;
+}
+
+convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
+                                     const void *bias, const void *z, const void *y,
+                                     const void *workspace, size_t workspace_bytes) {
+    if (!workspace || workspace_bytes == 0) return CONVND_OK;
+    if ((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT != 0)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "workspace=%p is not aligned to %d bytes (its address mod %d is %u)",
+                            workspace, CONVND_WORKSPACE_ALIGNMENT, CONVND_WORKSPACE_ALIGNMENT,
+                            (unsigned)((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT));
+    convnd_problem_sizes s;
+    const convnd_status st = convnd_problem_check(p, &s);
+    if (st) return st;
+    tensor_span spans[N_INPUTS + 1];
+    call_spans(p, &s, x, w, bias, z, y, spans);
+    /* workspace_bytes is the caller's claim; a span past the address space still overlaps */
+    const uintptr_t w0 = (uintptr_t)workspace;
+    const uintptr_t w1 = workspace_bytes > UINTPTR_MAX - w0 ? UINTPTR_MAX : w0 + workspace_bytes;
+    for (int i = 0; i <= N_INPUTS; ++i) {
+        const tensor_span *t = &spans[i];
+        if (!t->required || t->bytes == 0 || !t->ptr) continue;
+        const uintptr_t t0 = (uintptr_t)t->ptr;
+        if (t0 < w1 && w0 < t0 + (uintptr_t)t->bytes)
+            return convnd_error(CONVND_ERR_ALIASING,
+                                "workspace [%p, +%zu bytes) overlaps %s [%p, +%" PRId64
+                                " bytes); the workspace must not overlap any tensor",
+                                workspace, workspace_bytes, t->name, t->ptr, t->bytes);
     }
     return CONVND_OK;
 }

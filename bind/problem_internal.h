@@ -42,6 +42,13 @@ convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_pa
 convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
                                 const void *bias, const void *z, const void *y);
 
+/* The workspace of a conv_nd call that gives one (non-NULL, workspace_bytes > 0): aligned to
+ * CONVND_WORKSPACE_ALIGNMENT, and its bytes overlap none of x, w, bias, z, y (it is scratch the
+ * kernels write, and x is const). Run after convnd_check_call. */
+convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
+                                     const void *bias, const void *z, const void *y,
+                                     const void *workspace, size_t workspace_bytes);
+
 /* "[1, 2, 3]" into buf (truncated to buf_len); returns buf. */
 const char *convnd_format_ints(char *buf, size_t buf_len, const int64_t *v, int32_t len);
 

@@ -2,8 +2,12 @@
  * winner per problem key, in memory (process-wide, mutex-protected) and, when the caller gives
  * one, in a text file of lines "<key as 16 hex digits> <schedule>:<config>" (later lines win).
  * Like cuDNN's benchmark mode. On the emulated device conv_nd never calls this (see planner.c). */
+#define _GNU_SOURCE /* O_CLOEXEC */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +94,30 @@ static void cache_put(uint64_t key, convnd_plan plan) {
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
+/* The cache file is read and written under the cache lock, so it must never block: only a
+ * regular file is used (a FIFO or a device such as /dev/zero is ignored), opened non-blocking,
+ * and one past this size is neither read nor grown. */
+#define CACHE_FILE_MAX_BYTES (1 << 20)
+
+static FILE *open_cache_file(const char *path, int append) {
+    const int flags = append ? O_WRONLY | O_APPEND | O_CREAT : O_RDONLY;
+    const int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CACHE_FILE_MAX_BYTES) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, append ? "a" : "r");
+    if (!f) close(fd);
+    return f;
+}
+
 /* The last line for key in the file whose plan names a registered schedule and config that
  * still support p (a stale or edited file is ignored rather than trusted). */
 static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p,
                          convnd_plan *out) {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_cache_file(path, 0);
     if (!f) return 0;
     char line[512];
     int32_t found = 0;
@@ -118,7 +141,7 @@ static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p
 }
 
 static void file_append(const char *path, uint64_t key, convnd_plan plan) {
-    FILE *f = fopen(path, "a");
+    FILE *f = open_cache_file(path, 1);
     if (!f) return; /* an unwritable cache file only costs a re-tune next process */
     fprintf(f, "%016" PRIx64 " %s:%s\n", key, convnd_plan_schedule_name(plan),
             convnd_plan_config_name(plan));

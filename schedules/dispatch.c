@@ -88,12 +88,19 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     st = convnd_plan_choose(&q, opts, a.device, &plan);
     if (st != CONVND_OK) return st;
     const size_t need = convnd_plan_workspace(&q, plan);
-    if (need > a.workspace_bytes)
-        return convnd_error(CONVND_ERR_WORKSPACE,
-                            "workspace: schedule '%s:%s' needs %zu bytes, given %zu (workspace "
-                            "%s)",
-                            convnd_plan_schedule_name(plan), convnd_plan_config_name(plan), need,
-                            workspace_bytes, workspace ? "non-NULL" : "NULL");
+    if (need > a.workspace_bytes) {
+        if (!workspace)
+            return convnd_error(CONVND_ERR_WORKSPACE,
+                                "workspace: schedule '%s:%s' needs %zu bytes, but workspace is "
+                                "NULL (workspace_bytes=%zu)",
+                                convnd_plan_schedule_name(plan), convnd_plan_config_name(plan),
+                                need, workspace_bytes);
+        return convnd_error(
+            CONVND_ERR_WORKSPACE, "workspace: schedule '%s:%s' needs %zu bytes, given %zu",
+            convnd_plan_schedule_name(plan), convnd_plan_config_name(plan), need, workspace_bytes);
+    }
+    st = convnd_check_workspace(&q, x, w, bias, z, y, workspace, workspace_bytes);
+    if (st != CONVND_OK) return st;
     if (a.params.y_numel == 0) return CONVND_OK; /* zero-size batch or channels: nothing to do */
 
     /* autotune times candidates on the GPU (writing y), then the winner runs for real below */

@@ -54,6 +54,14 @@ size_t convnd_plan_workspace(const convnd_problem *p, convnd_plan plan) {
     return s->workspace_size ? s->workspace_size(p, plan.config) : 0;
 }
 
+/* A caller's string echoed in a message: its first 64 characters (then "..."), so that a huge
+ * one cannot push the reason out of the message. */
+#define ECHO_MAX 64
+#define ECHO_FMT "%.*s%s"
+#define ECHO_ARGS(str)                                                                             \
+    (int)(strlen(str) > ECHO_MAX ? ECHO_MAX : strlen(str)), (str),                                 \
+        (strlen(str) > ECHO_MAX ? "..." : "")
+
 convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, convnd_plan *out) {
     const char *colon = strchr(spec, ':');
     const size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -62,7 +70,8 @@ convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, conv
         char names[512];
         convnd_schedule_list_names(names, sizeof names);
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "schedule='%s': unknown schedule (valid: %s)", spec, names);
+                            "schedule='" ECHO_FMT "': unknown schedule (valid: %s)",
+                            ECHO_ARGS(spec), names);
     }
     const convnd_schedule *s = convnd_schedule_table[i];
     char reason[512] = "";
@@ -72,9 +81,10 @@ convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, conv
             char configs[512];
             convnd_schedule_list_configs(s, configs, sizeof configs);
             return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                                "schedule='%s': unknown configuration '%s' of '%s' (valid: %s, "
-                                "or an index 0..%d)",
-                                spec, colon + 1, s->name, configs, (int)s->num_configs - 1);
+                                "schedule='" ECHO_FMT "': unknown configuration '" ECHO_FMT
+                                "' of '%s' (valid: %s, or an index 0..%d)",
+                                ECHO_ARGS(spec), ECHO_ARGS(colon + 1), s->name, configs,
+                                (int)s->num_configs - 1);
         }
         if (!s->supports(p, c, reason, sizeof reason))
             return convnd_error(CONVND_ERR_UNSUPPORTED,

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "convnd.h"
 #include "conv_params.h"
+#include "error.h"
 
 /* Everything a launch needs. The problem is validated, y_layout resolved. */
 typedef struct convnd_launch_args {
@@ -48,7 +49,11 @@ extern const int32_t convnd_schedule_table_size;
     ((a)->device == CONVND_DEVICE_GPU ? convnd_gpu_##name(a) : convnd_emu_##name(a))
 #else
 #define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? CONVND_ERR_DEVICE : convnd_emu_##name(a))
+    ((a)->device == CONVND_DEVICE_GPU ? convnd_error(CONVND_ERR_DEVICE,                            \
+                                                     "%s: the active device is the GPU (%s), but " \
+                                                     "convnd was built without CUDA",              \
+                                                     #name, convnd_device_name())                  \
+                                      : convnd_emu_##name(a))
 #endif
 
 #endif

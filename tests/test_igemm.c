@@ -76,8 +76,9 @@ ParameterizedTest(test_schedule_config *ic, igemm, load_paths) {
     test_run_case_table(*ic, igemm_cases, IGEMM_CASES);
 }
 
-/* x and w one element past a 16-byte boundary: the vector path's alignment test must send the
- * launch down the gather path, with the same result. */
+/* x only, w only, then both one element past a 16-byte boundary: the vector path's alignment
+ * test must send the launch down the gather path, with the same result (misaligning both at
+ * once would hide a dropped check on either one). */
 ParameterizedTestParameters(igemm, misaligned_pointers) {
     return cr_make_param_array(test_schedule_config, igemm_configs, list_igemm_configs());
 }
@@ -99,18 +100,21 @@ ParameterizedTest(test_schedule_config *ic, igemm, misaligned_pointers) {
         test_conv_case c;
         cr_assert(test_case_init(&c, &p, 0, test_seed_of(problems[i], 7), err, sizeof err), "%s",
                   err);
-        void *xb = NULL, *wb = NULL;
-        void *x = test_upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
-        void *w = test_upload_misaligned(c.hw, c.wd.numel, c.esize, &wb);
-        cr_assert(x && w, "%s: device upload failed", spec);
-        void *const dx = c.dx, *const dw = c.dw;
-        c.dx = x;
-        c.dw = w;
-        test_run_all_orders(&c, spec, "misaligned x and w");
-        c.dx = dx;
-        c.dw = dw;
-        convnd_free(xb);
-        convnd_free(wb);
+        static const char *const what[] = {"misaligned x", "misaligned w", "misaligned x and w"};
+        for (int which = 1; which <= 3; ++which) {
+            void *xb = NULL, *wb = NULL;
+            void *x = which & 1 ? test_upload_misaligned(c.hx, c.xd.numel, c.esize, &xb) : c.dx;
+            void *w = which & 2 ? test_upload_misaligned(c.hw, c.wd.numel, c.esize, &wb) : c.dw;
+            cr_assert(x && w, "%s: device upload failed", spec);
+            void *const dx = c.dx, *const dw = c.dw;
+            c.dx = x;
+            c.dw = w;
+            test_run_all_orders(&c, spec, what[which - 1]);
+            c.dx = dx;
+            c.dw = dw;
+            convnd_free(xb);
+            convnd_free(wb);
+        }
         test_case_free(&c);
     }
 }
