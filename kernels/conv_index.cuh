@@ -4,7 +4,7 @@
  * convnd_bf16, convnd_to_f32 and convnd_from_f32). Everything here is __host__ __device__ so the
  * same code runs in the nvcc build and in the emulated-device build.
  *
- * Conventions (kernels/conv_params.h): every problem is padded to 3 spatial dims; tensors are
+ * Conventions (core/conv_params.h): every problem is padded to 3 spatial dims; tensors are
  * addressed through element strides over logical indices, so one kernel serves both layouts
  * (and mixed x/w layouts):
  *   x (n, c_in, i0, i1, i2)      w forward (c_out, c_in/g, k0, k1, k2)

@@ -15,7 +15,7 @@
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "depthwise_configs.h"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {

@@ -11,7 +11,7 @@
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_configs.h"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {

@@ -7,7 +7,7 @@
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {

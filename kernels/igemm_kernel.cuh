@@ -17,7 +17,7 @@
 #include "igemm_load.cuh"
 #include "igemm_mma.cuh"
 #include "planted_bugs.h"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {

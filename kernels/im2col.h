@@ -21,7 +21,7 @@
 #define CONVND_IM2COL_H
 
 #include <stdint.h>
-#include "schedule.h"
+#include "launch_abi.h"
 
 #ifdef __cplusplus
 extern "C" {

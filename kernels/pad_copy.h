@@ -10,7 +10,7 @@
 #ifndef CONVND_PAD_COPY_H
 #define CONVND_PAD_COPY_H
 
-#include "schedule.h"
+#include "launch_abi.h"
 
 #ifdef __cplusplus
 extern "C" {

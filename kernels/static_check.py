@@ -28,7 +28,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
-INCLUDES = ["include", "bind", "schedules", "kernels", "device"]
+INCLUDES = ["include", "core", "device", "kernels"]
 ARCH = "sm_90"
 MAX_SMEM = 232448  # 227 KiB, an sm_90 block's limit
 TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins

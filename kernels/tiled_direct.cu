@@ -14,7 +14,7 @@
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "tiled_configs.h"
-#include "schedule.h"
+#include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {

@@ -19,14 +19,11 @@
  *   x and y channels-last otherwise, or mixed layouts                   -> cl_r4
  *   x and y channels-first                                              -> cf_tile (cl_r4 when
  *     the tile does not fit) */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "depthwise_configs.h"
-
-CONVND_DECLARE_LAUNCHER(depthwise_cl);
-CONVND_DECLARE_LAUNCHER(depthwise_tile);
-CONVND_DECLARE_LAUNCHER(depthwise_stream);
 
 #define CONVND_DW_NAME(name, path, param) #name,
 static const char *const depthwise_configs[] = {CONVND_DEPTHWISE_CONFIGS(CONVND_DW_NAME)};

@@ -1,8 +1,7 @@
 /* Registry entry of the universal direct schedule (kernels/direct.cu): supports every valid
  * problem, needs no workspace; the planner's fallback. */
+#include "launchers.h"
 #include "registry.h"
-
-CONVND_DECLARE_LAUNCHER(direct);
 
 static const char *const direct_configs[] = {"t128", "t256"}; /* threads per block */
 

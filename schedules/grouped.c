@@ -14,12 +14,11 @@
  *     (ResNeXt) the tensor-core GEMM keeps them: its wasted columns cost less than giving up
  *     tensor cores (to be measured on a GPU).
  *   config: r4_co4 when C_out/groups <= 4, r4_co8 when <= 8, else r2_co16. */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "grouped_configs.h"
-
-CONVND_DECLARE_LAUNCHER(grouped);
 
 #define CONVND_GROUPED_NAME(name, R, CO) #name,
 static const char *const grouped_configs[] = {CONVND_GROUPED_CONFIGS(CONVND_GROUPED_NAME)};

@@ -32,15 +32,11 @@
  *   the direct (or a depthwise) schedule wins. Layout and alignment do not decide: the gather
  *   path (channels-first, odd channel counts) still beats the direct schedule by reusing every
  *   loaded element BM or BN times from shared memory. */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "gemm_tiles.h"
-
-CONVND_DECLARE_LAUNCHER(igemm_tc_f16);
-CONVND_DECLARE_LAUNCHER(igemm_tc_bf16);
-CONVND_DECLARE_LAUNCHER(igemm_tc_tf32);
-CONVND_DECLARE_LAUNCHER(igemm_simt);
 
 /* The implicit GEMM's own refusal: transposed mode (convT_* runs those). */
 static int32_t igemm_forward_only(const convnd_problem *p, char *reason, size_t reason_len) {

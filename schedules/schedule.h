@@ -5,21 +5,7 @@
 
 #include <stddef.h>
 #include "convnd.h"
-#include "conv_params.h"
-#include "error.h"
-
-/* Everything a launch needs. The problem is validated, y_layout resolved. */
-typedef struct convnd_launch_args {
-    const convnd_problem *problem;
-    convnd_conv_params params;
-    const void *x, *w, *bias, *z;
-    void *y;
-    void *workspace;
-    size_t workspace_bytes;
-    void *stream;
-    int32_t config;
-    convnd_device device; /* GPU or EMULATED */
-} convnd_launch_args;
+#include "launch_abi.h"
 
 typedef struct convnd_schedule {
     const char *name;
@@ -37,23 +23,5 @@ typedef struct convnd_schedule {
 /* The table, in planner priority order. */
 extern const convnd_schedule *const convnd_schedule_table[];
 extern const int32_t convnd_schedule_table_size;
-
-/* Kernel launchers live in kernels/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and with
- * the host C++ compiler for the emulated device (convnd_emu_NAME). */
-#define CONVND_DECLARE_LAUNCHER(name)                                                              \
-    convnd_status convnd_emu_##name(const convnd_launch_args *a);                                  \
-    convnd_status convnd_gpu_##name(const convnd_launch_args *a)
-
-#ifdef CONVND_HAVE_CUDA
-#define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? convnd_gpu_##name(a) : convnd_emu_##name(a))
-#else
-#define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? convnd_error(CONVND_ERR_DEVICE,                            \
-                                                     "%s: the active device is the GPU (%s), but " \
-                                                     "convnd was built without CUDA",              \
-                                                     #name, convnd_device_name())                  \
-                                      : convnd_emu_##name(a))
-#endif
 
 #endif

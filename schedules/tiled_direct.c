@@ -11,12 +11,11 @@
  *     starves its k-tiles; the tile here reuses each staged input for every output channel
  *     of the block and every tap)
  *   config: co16 when C_out >= 32, co8 when C_out >= 8, else co4. */
+#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "tiled_configs.h"
-
-CONVND_DECLARE_LAUNCHER(tiled_direct);
 
 #define CONVND_TILED_NAME(name, CO_T) #name,
 static const char *const tiled_configs[] = {CONVND_TILED_CONFIGS(CONVND_TILED_NAME)};

@@ -39,17 +39,13 @@
  *   tiles >= 96: 3/4 of a wave on an H200's 132 SMs; cout_g >= 3/4 BN: at most a quarter of
  *   the tile's columns idle. The phase split costs a partial row block per phase, which these
  *   counts ignore (at most S0*S1*S2 extra blocks). */
+#include "launchers.h"
 #include "registry.h"
 #include "error.h"
 #include "problem_internal.h"
 #include "refuse.h"
 #include "gemm_tiles.h"
 #include "convT_limits.h"
-
-CONVND_DECLARE_LAUNCHER(convT_tc_f16);
-CONVND_DECLARE_LAUNCHER(convT_tc_bf16);
-CONVND_DECLARE_LAUNCHER(convT_tc_tf32);
-CONVND_DECLARE_LAUNCHER(convT_simt);
 
 /* convT's own refusals: forward mode, and the phase limits. */
 static int32_t convT_mode_and_phases(const convnd_problem *p, char *reason, size_t reason_len) {

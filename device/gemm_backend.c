@@ -1,4 +1,4 @@
-/* Strided batched GEMM (schedules/gemm_backend.h): cuBLAS on the GPU, OpenBLAS's cblas_sgemm
+/* Strided batched GEMM (device/gemm_backend.h): cuBLAS on the GPU, OpenBLAS's cblas_sgemm
  * (or plain loops when the build found no BLAS) on the emulated device. */
 #include <limits.h>
 #include <stdint.h>
