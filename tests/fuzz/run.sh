@@ -47,10 +47,14 @@ for target in host kernels; do
   seeds=tests/fuzz/corpus
   [ "$target" = kernels ] && seeds=tests/fuzz/corpus_kernels
   mkdir -p "$build/corpus_$target"
+  # a kernel input runs every supporting configuration, unoptimised under ASan: tensor-core
+  # tiles (up to 128 x 128 x 32 per k-step) pad a small grouped GEMM to seconds of emulation
+  timeout=10
+  [ "$target" = kernels ] && timeout=300
   echo "== $target: replaying the seed corpus ($(ls "$seeds" | wc -l) inputs)"
-  "$fuzzer" -runs=0 -artifact_prefix="$findings/$target-" "$seeds"
+  "$fuzzer" -runs=0 -timeout="$timeout" -artifact_prefix="$findings/$target-" "$seeds"
   echo "== $target: fuzzing for ${seconds} s"
-  "$fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=512 \
+  "$fuzzer" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096 -max_len=512 \
     -print_final_stats=1 -artifact_prefix="$findings/$target-" "$build/corpus_$target" "$seeds"
 done
 echo "tests/fuzz/run.sh: no findings"
