@@ -31,7 +31,7 @@ mutants=(
   "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + i2 * (int32_t)p.xs[4] + lc.base;^extreme_geometry/sparse*^"
   "8^kernels/direct.cu^    const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];\n    const Idx w_c = at.c * (Idx)p.ws[0];^    const Idx x_nc = (int32_t)(at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1]);\n    const Idx w_c = at.c * (Idx)p.ws[0];^extreme_geometry/sparse*^"
   "9^kernels/depthwise_cl.cu^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
-  "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^depthwise/*^"
+  "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^@(depthwise|extreme_geometry)/*^"
 )
 
 want=("$@")

@@ -28,6 +28,9 @@ static const char *const extreme[] = {
     "fwd 1d Ci=8 Co=8 g=8 I=9 K=3 S=" P62 " P0=1 P1=" P62 " bias",
     "fwd 1d Ci=8 Co=8 g=8 I=9 K=3 S=" Q63 " P0=1 P1=" Q63 " x=cl w=cl y=cl",
     "fwd 1d Ci=8 Co=8 g=8 I=9 K=2 D=" P62 " P1=" P62,
+    /* kernel spans as wide as the stream window (4, 8): every slot is a tap */
+    "fwd 1d Ci=8 Co=8 g=8 I=9 K=4 S=" P62 " P0=1 P1=" P62,
+    "fwd 1d Ci=8 Co=8 g=8 I=12 K=8 S=" P62 " P0=2 P1=" P62 " x=cl w=cl y=cl",
     "fwd 1d Ci=8 Co=8 g=8 I=9 K=3 S=" P62 " P0=" P61 " P1=" P61 " bias",
     /* depthwise, grouped and dense 2-D / 3-D, channels-last and first */
     "fwd 2d Ci=8 Co=8 g=8 I=5,9 K=3,3 S=1," P62 " P0=1,1 P1=1," P62 " x=cl w=cl",
