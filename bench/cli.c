@@ -27,6 +27,8 @@ void bench_print_usage(FILE *f) {
           "  --reps N             timed repeats (default: GPU 10-100 for ~200 ms, emulated 1-3)\n"
           "  --force              run the full suite on the emulated device anyway (hours)\n"
           "  --quiet              no progress lines on stderr\n"
+          "  --host-overhead N    only the host cost up to the launch of a bare launch,\n"
+          "                       convnd_plan_execute and conv_nd, N calls per batch\n"
           "  --show-skipped       also print the rows of candidates that do not support a problem\n"
           "                       (always in results.csv/json, with the schedule's reason)\n"
           "Exit status: 0 all rows ok or skipped, 1 some row FAILED or errored, 2 usage error.\n",
@@ -50,7 +52,14 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
             cli->list = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             cli->help = 1;
-        else if (strcmp(a, "--small") == 0)
+        else if (strcmp(a, "--host-overhead") == 0) {
+            if (!need_value(i, argc, argv, err, err_len)) return 0;
+            cli->host_overhead = atoi(argv[++i]);
+            if (cli->host_overhead < 1) {
+                snprintf(err, err_len, "--host-overhead %s: expected a count >= 1", argv[i]);
+                return 0;
+            }
+        } else if (strcmp(a, "--small") == 0)
             cli->small = 1;
         else if (strcmp(a, "--configs") == 0)
             cli->every_config = 1;

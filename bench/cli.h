@@ -18,7 +18,8 @@ typedef struct bench_cli {
     const char *filter; /* substring of problem names */
     uint64_t seed;
     int32_t have_seed;
-    int32_t reps; /* 0: the device's default */
+    int32_t reps;          /* 0: the device's default */
+    int32_t host_overhead; /* --host-overhead N: calls per batch; 0: off */
 } bench_cli;
 
 /* Parses argv. Returns 1 on success; 0 with a message in err (usage errors). */

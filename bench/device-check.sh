@@ -139,6 +139,24 @@ if [ -x "$bench" ]; then
 fi
 note "bench: $bench_line"
 
+# ---- 5. the PyTorch package on the device: its tests on CUDA tensors, the op timed from Python --
+# Appended to tests.log and bench.txt (only 8 files come back from a lent machine).
+if python3 -c 'import torch' 2>/dev/null && [ -f "$build/libconvnd.so" ]; then
+  t0=$(elapsed)
+  { echo "==== python: pip install ./python (CONVND_LIB_DIR=$build)"
+    CONVND_LIB_DIR="$(cd "$build" && pwd)" bounded 120 python3 -m pip install -q --no-build-isolation ./python &&
+    echo "==== python: pytest python/tests" &&
+    bounded 120 python3 -m pytest -q python/tests 2>&1; } >>"$out/tests.log" 2>&1
+  rc=$?
+  note "python tests: rc=$rc in $(($(elapsed) - t0)) s: $(grep -a -E '[0-9]+ (passed|failed)' "$out/tests.log" | tail -1)"
+  if [ "$device" = gpu ]; then
+    bounded 60 python3 bench/torch_op.py --device cuda >>"$out/bench.txt" 2>&1
+    note "python op bench: rc=$? (rows at the end of bench.txt)"
+  fi
+else
+  note "python: skipped (no torch, or no libconvnd.so)"
+fi
+
 # ---- summary last ----------------------------------------------------------------------------
 echo
 echo "==== device-check summary ($device, $(elapsed) s of ${budget} s) ===="

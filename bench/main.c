@@ -11,6 +11,7 @@
 #include "candidate.h"
 #include "ceilings.h"
 #include "cli.h"
+#include "host_overhead.h"
 #include "driver.h"
 #include "gemm_backend.h"
 #include "gpu_runtime.h"
@@ -159,6 +160,11 @@ int main(int argc, char **argv) {
     bench_problem *problems = NULL;
     int np = 0;
     if (!load_problems(&cli, &problems, &np)) return 2;
+    if (cli.host_overhead) {
+        const int bad = bench_host_overhead(problems, np, cli.host_overhead, stdout);
+        free(problems);
+        return bad ? 1 : 0;
+    }
 
     bench_config cfg = {.small = cli.small,
                         .timing = emulated ? bench_timing_emulated : bench_timing_gpu,

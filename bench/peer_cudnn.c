@@ -2,7 +2,9 @@
  * (cudnnFind*AlgorithmEx, which times every algorithm on the real buffers), then timed by the
  * harness like every other row. Forward is cudnnConvolutionForward; transposed mode is
  * cudnnConvolutionBackwardData, the data gradient of the forward convolution whose filter is our
- * transposed weight [C_in, C_out/g, K...].
+ * transposed weight [C_in, C_out/g, K...]. Weight-gradient mode is cudnnConvolutionBackwardFilter
+ * (operands x and dy, output dw); data-gradient rows are transposed problems (convnd_bind_dgrad),
+ * so they run on cudnnConvolutionBackwardData.
  *
  * cuDNN pads symmetrically (one non-negative pad per dim). Where our padding is not expressible
  * that way (asymmetric or negative) a forward problem runs after a materialized pad copy, the
@@ -28,9 +30,10 @@ typedef struct cudnn_state {
     cudnnTensorDescriptor_t x, y;
     cudnnFilterDescriptor_t w;
     cudnnConvolutionDescriptor_t conv;
-    int transposed, padded;
+    int transposed, wgrad, padded;
     cudnnConvolutionFwdAlgo_t fwd_algo;
     cudnnConvolutionBwdDataAlgo_t bwd_algo;
+    cudnnConvolutionBwdFilterAlgo_t bwf_algo;
 } cudnn_state;
 
 /* One handle for the process (the harness is single-threaded), created on first use. */
@@ -41,6 +44,10 @@ static const char *const fwd_algo_names[] = {
     "WINOGRAD",      "WINOGRAD_NONFUSED"};
 static const char *const bwd_algo_names[] = {"ALGO_0",     "ALGO_1",   "FFT",
                                              "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+static const char *const bwf_algo_names[] = {"FILTER_ALGO_0",    "FILTER_ALGO_1",
+                                             "FILTER_FFT",       "FILTER_ALGO_3",
+                                             "FILTER_WINOGRAD",  "FILTER_WINOGRAD_NONFUSED",
+                                             "FILTER_FFT_TILING"};
 
 #define CUDNN_TRY(call)                                                                            \
     do {                                                                                           \
@@ -75,8 +82,9 @@ static int expressible(const convnd_problem *p) {
     for (int32_t t = 0; t < p->dims; ++t) {
         const int64_t P0 = p->pad_before[t], S = p->stride[t], E = extent(p, t);
         if (P0 < 0 || P0 > 1000000) return 0;
-        const int64_t big = p->mode == CONVND_FORWARD ? p->input[t] : out[t];
-        const int64_t small = p->mode == CONVND_FORWARD ? out[t] : p->input[t];
+        const int forward = p->mode != CONVND_TRANSPOSED; /* wgrad: the forward geometry */
+        const int64_t big = forward ? p->input[t] : out[t];
+        const int64_t small = forward ? out[t] : p->input[t];
         if (big + 2 * P0 - E < 0 || floor_div(big + 2 * P0 - E, S) + 1 != small) return 0;
     }
     return 1;
@@ -160,7 +168,23 @@ static convnd_status find_algorithm(bench_instance *in, cudnn_state *st, const v
     size_t need = 0;
     cudnnStatus_t fs;
     const char *name = "?";
-    if (!st->transposed) {
+    if (st->wgrad) { /* x, w = dy, y = dw */
+        cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+        fs = cudnnFindConvolutionBackwardFilterAlgorithmEx(
+            cudnn_handle, st->x, x, st->y, w, st->conv, st->w, y,
+            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned, perf, find_ws, find_bytes);
+        int best = -1;
+        for (int i = 0; i < returned && best < 0 && fs == CUDNN_STATUS_SUCCESS; ++i)
+            if (perf[i].status == CUDNN_STATUS_SUCCESS) best = i;
+        if (best >= 0) {
+            st->bwf_algo = perf[best].algo;
+            need = perf[best].memory;
+            if ((int)st->bwf_algo < (int)(sizeof bwf_algo_names / sizeof *bwf_algo_names))
+                name = bwf_algo_names[st->bwf_algo];
+        } else {
+            returned = 0;
+        }
+    } else if (!st->transposed) {
         cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
         fs = cudnnFindConvolutionForwardAlgorithmEx(cudnn_handle, st->x, x, st->w, w, st->conv,
                                                     st->y, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
@@ -231,7 +255,7 @@ static convnd_status cudnn_prepare(bench_instance *in, const convnd_problem *p, 
         return CONVND_ERR_UNSUPPORTED;
     }
     const int direct = expressible(p);
-    if (!direct && p->mode == CONVND_TRANSPOSED) {
+    if (!direct && p->mode != CONVND_FORWARD) {
         snprintf(why, why_len, "cuDNN's symmetric padding cannot express pad_before/pad_after");
         return CONVND_ERR_UNSUPPORTED;
     }
@@ -243,6 +267,7 @@ static convnd_status cudnn_prepare(bench_instance *in, const convnd_problem *p, 
     }
     in->state = st;
     st->transposed = p->mode == CONVND_TRANSPOSED;
+    st->wgrad = p->mode == CONVND_WGRAD;
     st->padded = !direct;
     CUDNN_TRY(cudnnCreateTensorDescriptor(&st->x));
     CUDNN_TRY(cudnnCreateTensorDescriptor(&st->y));
@@ -279,7 +304,11 @@ static convnd_status cudnn_run(bench_instance *in, const void *x, const void *w,
         x = in->scratch;
     }
     cudnnStatus_t cs;
-    if (!st->transposed)
+    if (st->wgrad)
+        cs = cudnnConvolutionBackwardFilter(cudnn_handle, &one, st->x, x, st->y, w, st->conv,
+                                            st->bwf_algo, in->workspace, in->workspace_bytes, &zero,
+                                            st->w, y);
+    else if (!st->transposed)
         cs = cudnnConvolutionForward(cudnn_handle, &one, st->x, x, st->w, w, st->conv, st->fwd_algo,
                                      in->workspace, in->workspace_bytes, &zero, st->y, y);
     else

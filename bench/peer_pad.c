@@ -12,7 +12,10 @@ static convnd_status pad_prepare(bench_instance *in, const convnd_problem *p, co
                                  const void *w, void *y, char *why, size_t why_len) {
     (void)x, (void)w, (void)y;
     if (p->mode != CONVND_FORWARD) {
-        snprintf(why, why_len, "transposed padding crops the output: no input pad to copy");
+        snprintf(why, why_len, "%s",
+                 p->mode == CONVND_TRANSPOSED
+                     ? "transposed padding crops the output: no input pad to copy"
+                     : "the pad copy peer runs forward convolutions only");
         return CONVND_ERR_UNSUPPORTED;
     }
     if (!bench_has_padding(p)) {

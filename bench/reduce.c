@@ -38,7 +38,7 @@ double bench_problem_macs(const convnd_problem *p) {
 static int64_t input_for_extent(const convnd_problem *p, int32_t t, int64_t target) {
     const int64_t I = p->input[t], S = p->stride[t], P0 = p->pad_before[t], P1 = p->pad_after[t];
     const int64_t E = p->dilation[t] * (p->kernel[t] - 1) + 1;
-    if (p->mode == CONVND_FORWARD) {
+    if (p->mode != CONVND_TRANSPOSED) { /* forward and wgrad: the forward geometry */
         /* O = (I + P0 + P1 - E) / S + 1 with remainder r: rebuild I from O and r */
         const int64_t r = (I + P0 + P1 - E) % S;
         const int64_t O_orig = (I + P0 + P1 - E) / S + 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "suite.h"
+#include "convnd_bind.h"
 
 #define BENCH_COLUMNS 15
 static const char *const column_names[BENCH_COLUMNS] = {
@@ -121,12 +122,15 @@ int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_
     for (int t = 0; t < dims; ++t)
         p->input[t] = input[t];
 
-    if (strcmp(f[2], "forward") == 0)
+    bp.dgrad = strcmp(f[2], "dgrad") == 0;
+    if (strcmp(f[2], "forward") == 0 || bp.dgrad)
         p->mode = CONVND_FORWARD;
     else if (strcmp(f[2], "transposed") == 0)
         p->mode = CONVND_TRANSPOSED;
+    else if (strcmp(f[2], "wgrad") == 0)
+        p->mode = CONVND_WGRAD;
     else
-        return fail(err, err_len, "mode", f[2], "expected forward or transposed");
+        return fail(err, err_len, "mode", f[2], "expected forward, transposed, wgrad or dgrad");
 
     if (!parse_scalar_column("N", f[3], &p->N, err, err_len) ||
         !parse_scalar_column("C_in", f[4], &p->C_in, err, err_len) ||
@@ -157,6 +161,11 @@ int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_
 
     if (convnd_validate(p) != CONVND_OK) {
         snprintf(err, err_len, "problem '%s' is invalid: %s", bp.name, convnd_last_error());
+        return 0;
+    }
+    bp.forward = *p;
+    if (bp.dgrad && convnd_bind_dgrad(&bp.forward, p) != CONVND_OK) {
+        snprintf(err, err_len, "problem '%s': dgrad: %s", bp.name, convnd_last_error());
         return 0;
     }
     *out = bp;
@@ -239,14 +248,17 @@ const char *bench_format_dims(const int64_t *v, int32_t dims, char *buf, size_t 
 }
 
 const char *bench_format_row(const bench_problem *bp, char *buf, size_t len) {
-    const convnd_problem *p = &bp->p;
+    const convnd_problem *p = bp->dgrad ? &bp->forward : &bp->p; /* the row as written */
     char d[5][64], in[64];
     const int64_t *per_dim[5] = {p->kernel, p->stride, p->dilation, p->pad_before, p->pad_after};
     for (int c = 0; c < 5; ++c)
         bench_format_dims(per_dim[c], p->dims, d[c], sizeof d[c]);
     snprintf(buf, len, "%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%s,%s", bp->name, bp->family,
-             p->mode == CONVND_TRANSPOSED ? "transposed" : "forward", (long long)p->N,
-             (long long)p->C_in, (long long)p->C_out, (long long)p->groups,
+             bp->dgrad                      ? "dgrad"
+             : p->mode == CONVND_TRANSPOSED ? "transposed"
+             : p->mode == CONVND_WGRAD      ? "wgrad"
+                                            : "forward",
+             (long long)p->N, (long long)p->C_in, (long long)p->C_out, (long long)p->groups,
              bench_format_dims(p->input, p->dims, in, sizeof in), d[0], d[1], d[2], d[3], d[4],
              p->dtype == CONVND_F32   ? "f32"
              : p->dtype == CONVND_F16 ? "f16"

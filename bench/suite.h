@@ -12,6 +12,9 @@ typedef struct bench_problem {
     char name[BENCH_NAME_LEN];
     char family[BENCH_NAME_LEN];
     convnd_problem p;
+    /* mode dgrad: p is the data gradient (convnd_bind_dgrad) of the forward row in `forward` */
+    int32_t dgrad;
+    convnd_problem forward;
 } bench_problem;
 
 /* The CSV columns, in order. */
@@ -21,7 +24,9 @@ typedef struct bench_problem {
 
 /* Parses one data row (no comment, no header). Sizes are 'x'-separated, outermost first; the
  * input decides the number of spatial dims, and kernel/stride/dilation/pads must give that many
- * values (or one, used for every dim). mode: forward|transposed; dtype: f32|f16|bf16; layout:
+ * values (or one, used for every dim). mode: forward|transposed|wgrad (the weight gradient of
+ * the forward row)|dgrad (the data gradient of the forward row, run as its transposed
+ * problem); dtype: f32|f16|bf16; layout:
  * cl (channels-last x and w) | cf (channels-first). The problem is validated (SPEC §8).
  * On error returns 0 with a message naming the column and value in err. */
 int bench_parse_row(const char *line, bench_problem *out, char *err, size_t err_len);

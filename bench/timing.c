@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "timing.h"
+#include "operands.h"
 #include "gpu_runtime.h"
 #include "random_fill.h"
 
@@ -41,8 +42,8 @@ convnd_status bench_buffers_make(const convnd_problem *p, size_t l2_bytes, int32
     memset(b, 0, sizeof *b);
     convnd_tensor_desc xd, wd, yd;
     convnd_status s = convnd_tensor_describe(p, CONVND_X, &xd);
-    if (s == CONVND_OK) s = convnd_tensor_describe(p, CONVND_W, &wd);
-    if (s == CONVND_OK) s = convnd_tensor_describe(p, CONVND_Y, &yd);
+    if (s == CONVND_OK) s = convnd_tensor_describe(p, bench_operand_tensor(p), &wd);
+    if (s == CONVND_OK) s = convnd_tensor_describe(p, bench_output_tensor(p), &yd);
     if (s != CONVND_OK) {
         snprintf(err, err_len, "%s", convnd_last_error());
         return s;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "validate.h"
+#include "operands.h"
 #include "convnd_ref.h"
 #include "random_fill.h"
 
@@ -17,6 +18,12 @@ double bench_tolerance(const convnd_problem *p, double ref, double mag) {
     double k_red = (double)(p->groups > 0 ? p->C_in / p->groups : p->C_in);
     for (int32_t t = 0; t < p->dims; ++t)
         k_red *= (double)p->kernel[t];
+    int64_t out[CONVND_MAX_DIMS];
+    if (p->mode == CONVND_WGRAD && convnd_output_size(p, out) == CONVND_OK) {
+        k_red = (double)p->N; /* a dw element sums over the batch and the output positions */
+        for (int32_t t = 0; t < p->dims; ++t)
+            k_red *= (double)out[t];
+    }
     const double slope = p->activation == CONVND_ACT_NONE ? 1.0 : CONVND_REF_ACT_MAX_SLOPE;
     return u_out * fabs(ref) + slope * mag * (2.0 * u_in + 2.0 * (k_red + 8.0) * 0x1.0p-23) +
            0.5 * convnd_ref_ulp(p->dtype, 0.0);
@@ -39,8 +46,9 @@ convnd_status bench_reference_make(const convnd_problem *reduced, uint64_t seed,
     memset(ref, 0, sizeof *ref);
     ref->p = *reduced;
     convnd_status s = convnd_tensor_describe(reduced, CONVND_X, &ref->xd);
-    if (s == CONVND_OK) s = convnd_tensor_describe(reduced, CONVND_W, &ref->wd);
-    if (s == CONVND_OK) s = convnd_tensor_describe(reduced, CONVND_Y, &ref->yd);
+    if (s == CONVND_OK)
+        s = convnd_tensor_describe(reduced, bench_operand_tensor(reduced), &ref->wd);
+    if (s == CONVND_OK) s = convnd_tensor_describe(reduced, bench_output_tensor(reduced), &ref->yd);
     if (s != CONVND_OK) {
         snprintf(err, err_len, "reduced problem: %s", convnd_last_error());
         return s;
@@ -59,7 +67,10 @@ convnd_status bench_reference_make(const convnd_problem *reduced, uint64_t seed,
     bench_rng rng = bench_rng_seed(seed);
     bench_fill_random(reduced->dtype, ref->x_host, ref->xd.numel, &rng);
     bench_fill_random(reduced->dtype, ref->w_host, ref->wd.numel, &rng);
-    s = convnd_ref_conv_f64(reduced, ref->x_host, ref->w_host, NULL, NULL, ref->exact, ref->mag);
+    s = reduced->mode == CONVND_WGRAD /* w_host holds dy, exact/mag are dw's */
+            ? convnd_ref_wgrad_f64(reduced, ref->x_host, ref->w_host, NULL, ref->exact, ref->mag)
+            : convnd_ref_conv_f64(reduced, ref->x_host, ref->w_host, NULL, NULL, ref->exact,
+                                  ref->mag);
     if (s == CONVND_OK) s = bench_alloc(&ref->x_dev, (size_t)ref->xd.bytes);
     if (s == CONVND_OK) s = bench_alloc(&ref->w_dev, (size_t)ref->wd.bytes);
     if (s == CONVND_OK) s = bench_alloc(&ref->y_dev, (size_t)ref->yd.bytes);

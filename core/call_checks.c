@@ -18,26 +18,37 @@ static int spans_overlap(const tensor_span *a, const tensor_span *b) {
     return a0 < b0 + (uintptr_t)b->bytes && b0 < a0 + (uintptr_t)a->bytes;
 }
 
-/* The inputs x, w, bias, z (in that order) of a call, then y. */
-enum { N_INPUTS = 4 };
-static void call_spans(const convnd_problem *p, const convnd_problem_sizes *s, const void *x,
-                       const void *w, const void *bias, const void *z, const void *y,
-                       tensor_span spans[N_INPUTS + 1]) {
-    spans[0] = (tensor_span){"x", x, s->x_numel * s->elem_bytes, 1};
-    spans[1] = (tensor_span){"w", w, s->w_numel * s->elem_bytes, 1};
-    spans[2] = (tensor_span){"bias", bias, s->bias_numel * s->elem_bytes, p->has_bias};
-    spans[3] = (tensor_span){"z", z, s->y_numel * s->elem_bytes, p->has_z};
-    spans[4] = (tensor_span){"y", y, s->y_numel * s->elem_bytes, 1};
-}
-
 convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
                                 const void *bias, const void *z, const void *y) {
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
+    return convnd_check_pointers(p, &s, x, w, bias, z, y);
+}
 
+/* The inputs x, w (dy), bias, z of a call, in that order, then the output y (dw). */
+enum { N_INPUTS = 4 };
+static void call_spans(const convnd_problem *p, const convnd_problem_sizes *sizes, const void *x,
+                       const void *w, const void *bias, const void *z, const void *y,
+                       tensor_span spans[N_INPUTS + 1]) {
+    const convnd_problem_sizes s = *sizes;
+    /* WGRAD (SPEC §10): the second operand is dy (y's shape), the output dw (w's shape) */
+    const int wgrad = p->mode == CONVND_WGRAD;
+    const int64_t out_bytes = (wgrad ? s.w_numel : s.y_numel) * s.elem_bytes;
+    spans[0] = (tensor_span){"x", x, s.x_numel * s.elem_bytes, 1};
+    spans[1] =
+        (tensor_span){wgrad ? "dy" : "w", w, (wgrad ? s.y_numel : s.w_numel) * s.elem_bytes, 1};
+    spans[2] = (tensor_span){"bias", bias, s.bias_numel * s.elem_bytes, p->has_bias};
+    spans[3] = (tensor_span){"z", z, out_bytes, p->has_z};
+    spans[4] = (tensor_span){wgrad ? "dw" : "y", y, out_bytes, 1};
+}
+
+convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                    const void *x, const void *w, const void *bias, const void *z,
+                                    const void *y) {
+    const convnd_problem_sizes s = *sizes;
     tensor_span spans[N_INPUTS + 1];
-    call_spans(p, &s, x, w, bias, z, y, spans);
+    call_spans(p, sizes, x, w, bias, z, y, spans);
     const tensor_span *inputs = spans, y_span = spans[N_INPUTS];
     const int n_inputs = N_INPUTS;
 
@@ -51,8 +62,8 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
                                          : "");
     if (y_span.bytes > 0 && !y)
         return convnd_error(CONVND_ERR_NULL_POINTER,
-                            "y is NULL but the problem writes %" PRId64 " bytes to it",
-                            y_span.bytes);
+                            "%s is NULL but the problem writes %" PRId64 " bytes to it",
+                            y_span.name, y_span.bytes);
     if (y_span.bytes == 0) return CONVND_OK;
 
     /* Elements must be naturally aligned: on the GPU a misaligned load faults, and the fault
@@ -72,9 +83,10 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
         const int in_place_residual = i == 3 && in->ptr == y; /* same shape and layout as y */
         if (in_place_residual || !spans_overlap(in, &y_span)) continue;
         return convnd_error(CONVND_ERR_ALIASING,
-                            "%s [%p, +%" PRId64 " bytes) overlaps y [%p, +%" PRId64
-                            " bytes); only z == y exactly may alias y",
-                            in->name, in->ptr, in->bytes, y, y_span.bytes);
+                            "%s [%p, +%" PRId64 " bytes) overlaps %s [%p, +%" PRId64
+                            " bytes); only z == %s exactly may alias %s",
+                            in->name, in->ptr, in->bytes, y_span.name, y, y_span.bytes, y_span.name,
+                            y_span.name);
     }
     return CONVND_OK;
 }

@@ -22,10 +22,30 @@ static int index64_forced(void) {
     return e && strcmp(e, "1") == 0;
 }
 
+/* The problem the planner is asking every schedule's supports() about, and its parameters:
+ * computed once per call, not once per candidate. Per thread; set and cleared by the planner. */
+static _Thread_local const convnd_problem *shared_problem;
+static _Thread_local convnd_conv_params shared_params;
+
+void convnd_params_share(const convnd_problem *p, const convnd_conv_params *params) {
+    shared_problem = p;
+    if (p) shared_params = *params;
+}
+
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out) {
+    if (p && p == shared_problem) {
+        *out = shared_params;
+        return CONVND_OK;
+    }
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
+    return convnd_params_from_sizes(p, &s, out);
+}
+
+convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                       convnd_conv_params *out) {
+    const convnd_problem_sizes s = *sizes;
 
     convnd_conv_params q;
     memset(&q, 0, sizeof q);
@@ -58,7 +78,7 @@ convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_pa
     }
 
     int64_t shape[5];
-    const int forward = p->mode == CONVND_FORWARD;
+    const int forward = p->mode != CONVND_TRANSPOSED; /* WGRAD: w strides are dw's */
     padded_shape(p->N, p->C_in, p->input, dims, shape);
     convnd_layout_strides(shape, 5, p->x_layout, q.xs);
     padded_shape(forward ? p->C_out : p->C_in, forward ? q.cin_g : q.cout_g, p->kernel, dims,

@@ -9,7 +9,7 @@ convnd_status convnd_flops(const convnd_problem *p, double *flops) {
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
     double kernel = 1.0, positions = 1.0;
-    const int forward = p->mode == CONVND_FORWARD;
+    const int forward = p->mode != CONVND_TRANSPOSED; /* WGRAD: the forward's multiply-adds */
     for (int t = 0; t < p->dims; ++t) {
         kernel *= (double)p->kernel[t];
         positions *= (double)(forward ? s.out[t] : p->input[t]);
@@ -28,7 +28,7 @@ convnd_status convnd_min_bytes(const convnd_problem *p, double *bytes) {
     if (st) return st;
     double elements = (double)s.x_numel + (double)s.w_numel + (double)s.y_numel;
     if (p->has_bias) elements += (double)s.bias_numel;
-    if (p->has_z) elements += (double)s.y_numel;
+    if (p->has_z) elements += (double)(p->mode == CONVND_WGRAD ? s.w_numel : s.y_numel);
     *bytes = elements * (double)s.elem_bytes;
     return CONVND_OK;
 }

@@ -35,6 +35,15 @@ void convnd_layout_strides(const int64_t *shape, int32_t rank, convnd_layout lay
  * CONVND_FORCE_INDEX64=1 (a test hook: the 64-bit paths on problems small enough to run). */
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out);
 
+/* Until cleared with p = NULL, convnd_params_from_problem on this very object (same address, not
+ * modified meanwhile) returns params without validating again, on this thread. The planner's
+ * candidate loop uses it so that a call validates once, not once per supports(). */
+void convnd_params_share(const convnd_problem *p, const convnd_conv_params *params);
+
+/* convnd_params_from_problem for a problem already validated into sizes. */
+convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                       convnd_conv_params *out);
+
 /* Checks the pointers of a conv_nd call against a valid problem: x, w and y (and bias when
  * has_bias, z when has_z) must not be NULL unless that tensor has no elements; each must be
  * aligned to the element size; no input may overlap y's bytes, except z == y exactly (in-place
@@ -48,6 +57,10 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
 convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
                                      const void *bias, const void *z, const void *y,
                                      const void *workspace, size_t workspace_bytes);
+/* convnd_check_call's pointer checks alone, for a problem already validated into sizes. */
+convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                    const void *x, const void *w, const void *bias, const void *z,
+                                    const void *y);
 
 /* "[1, 2, 3]" into buf (truncated to buf_len); returns buf. */
 const char *convnd_format_ints(char *buf, size_t buf_len, const int64_t *v, int32_t len);

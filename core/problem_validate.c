@@ -47,9 +47,10 @@ convnd_layout convnd_default_output_layout(convnd_layout x_layout, convnd_layout
 }
 
 static convnd_status check_enums(const convnd_problem *p) {
-    if (p->mode != CONVND_FORWARD && p->mode != CONVND_TRANSPOSED)
+    if (p->mode != CONVND_FORWARD && p->mode != CONVND_TRANSPOSED && p->mode != CONVND_WGRAD)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "mode=%d is not a convnd_mode (0 forward, 1 transposed)", (int)p->mode);
+                            "mode=%d is not a convnd_mode (0 forward, 1 transposed, 2 wgrad)",
+                            (int)p->mode);
     if (convnd_dtype_bytes(p->dtype) == 0)
         return convnd_error(CONVND_ERR_UNSUPPORTED,
                             "dtype=%d is not supported (0 f32, 1 f16, 2 bf16)", (int)p->dtype);
@@ -130,7 +131,8 @@ static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t 
                             "(kernel=%" PRId64 ", dilation=%" PRId64 ")",
                             t, t, K, D);
     int overflow;
-    if (p->mode == CONVND_FORWARD) {
+    const int forward_geometry = p->mode != CONVND_TRANSPOSED; /* WGRAD: the forward's O */
+    if (forward_geometry) {
         int64_t span;
         overflow = convnd_add_overflows(I, P0, &span) || convnd_add_overflows(span, P1, &span) ||
                    convnd_sub_overflows(span, E, &span);
@@ -155,7 +157,7 @@ static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t 
      * o*S - P0 + k*D runs from -P0 to (O-1)*S - P0 + (E-1); transposed o + P0 - k*D from
      * P0 - (E-1) to (O-1) + P0. Only paddings near the int64 limits get here. */
     int64_t lo, hi;
-    if (p->mode == CONVND_FORWARD)
+    if (forward_geometry)
         overflow = convnd_sub_overflows(0, P0, &lo) || convnd_mul_overflows(O - 1, S, &hi) ||
                    convnd_sub_overflows(hi, P0, &hi) || convnd_add_overflows(hi, E - 1, &hi);
     else
@@ -201,7 +203,7 @@ static convnd_status check_tensor_counts(const convnd_problem *p, convnd_problem
     memcpy(shape + 2, p->input, sizeof(int64_t) * (size_t)d);
     if ((st = count_tensor("x", shape, d + 2, s->elem_bytes, &s->x_numel))) return st;
 
-    const int forward = p->mode == CONVND_FORWARD;
+    const int forward = p->mode != CONVND_TRANSPOSED; /* WGRAD's dw has w's forward shape */
     shape[0] = forward ? p->C_out : p->C_in;
     shape[1] = (forward ? p->C_in : p->C_out) / p->groups;
     memcpy(shape + 2, p->kernel, sizeof(int64_t) * (size_t)d);
@@ -226,6 +228,13 @@ static convnd_status check_epilogue(const convnd_problem *p) {
                             (double)p->alpha);
     if (!isfinite(p->beta))
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "beta=%g must be finite", (double)p->beta);
+    if (p->mode == CONVND_WGRAD && p->has_bias)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "has_bias=1 is not allowed in wgrad mode (dw = alpha*acc + beta*z)");
+    if (p->mode == CONVND_WGRAD && p->activation != CONVND_ACT_NONE)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "activation=%s is not allowed in wgrad mode (dw = alpha*acc + beta*z)",
+                            convnd_activation_name(p->activation));
     if (p->beta != 0.0f && !p->has_z)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "beta=%g requires a residual z (has_z=0)",
                             (double)p->beta);

@@ -31,7 +31,9 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
     memset(&d, 0, sizeof d);
     const int32_t dims = p->dims;
     const size_t spatial_bytes = sizeof(int64_t) * (size_t)dims;
-    const int forward = p->mode == CONVND_FORWARD;
+    const int forward = p->mode != CONVND_TRANSPOSED;
+    /* WGRAD: z is dw_prev, the output's shape and layout */
+    if (which == CONVND_Z && p->mode == CONVND_WGRAD) which = CONVND_W;
     switch (which) {
     case CONVND_X:
         d.rank = dims + 2;

@@ -52,6 +52,8 @@ const char *convnd_mode_name(convnd_mode mode) {
         return "forward";
     case CONVND_TRANSPOSED:
         return "transposed";
+    case CONVND_WGRAD:
+        return "wgrad";
     }
     return "?";
 }

@@ -78,6 +78,7 @@ typedef struct convnd_emu_block {
     uint64_t copy_seed;
     int32_t failed; /* an error was recorded in message; the block is abandoned */
     char message[768];
+    struct convnd_emu_hopper *hopper; /* sm_90 async state (device/emu_hopper.h), lazily made */
 } convnd_emu_block;
 
 typedef enum convnd_emu_thread_state {
@@ -85,7 +86,8 @@ typedef enum convnd_emu_thread_state {
     CONVND_EMU_RUNNING = 1,
     CONVND_EMU_AT_BARRIER = 2,
     CONVND_EMU_AT_WARP_OP = 3,
-    CONVND_EMU_EXITED = 4
+    CONVND_EMU_EXITED = 4,
+    CONVND_EMU_AT_WAIT = 5 /* mbarrier, named barrier or warpgroup op (device/emu_hopper.h) */
 } convnd_emu_thread_state;
 
 struct convnd_emu_fiber;
@@ -103,7 +105,9 @@ typedef struct convnd_emu_thread {
     /* private to the core */
     int32_t state; /* convnd_emu_thread_state */
     int32_t in_kernel;
-    uint64_t barriers; /* __syncthreads calls so far in this block */
+    uint64_t barriers;    /* __syncthreads calls so far in this block */
+    const void *wait_key; /* CONVND_EMU_AT_WAIT: what it waits for, and how to describe it */
+    const char *wait_what;
     struct convnd_emu_fiber *fiber;
 } convnd_emu_thread;
 

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "emu_internal.h"
 #include "emu_fiber.h"
+#include "emu_hopper.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -33,6 +34,7 @@ void convnd_emu_worker_free(convnd_emu_worker *w) {
         convnd_emu_fiber_destroy(w->threads[i].fiber);
         free(w->threads[i].copies);
     }
+    convnd_emu_hopper_free(w->block.hopper);
     free(w->arena);
     free(w);
 }
@@ -205,6 +207,41 @@ static int at_barrier(const convnd_emu_thread *t, uint64_t count) {
 static int at_warp_op_of(const convnd_emu_thread *t, uint64_t warp) {
     return t->state == CONVND_EMU_AT_WARP_OP && t->warp == warp;
 }
+static int waits_on(const convnd_emu_thread *t, uint64_t key) {
+    return t->state == CONVND_EMU_AT_WAIT && (uintptr_t)t->wait_key == key;
+}
+
+/* Threads blocked in sm_90 waits (mbarrier, named barrier, warpgroup op), grouped by what they
+ * wait for, with its state. 1 when there were any. */
+static int describe_waits(convnd_emu_worker *w, uint32_t n, text *out) {
+    const void *keys[8];
+    int nkeys = 0;
+    for (uint32_t i = 0; i < n && nkeys < 8; ++i) {
+        const convnd_emu_thread *t = &w->threads[i];
+        if (t->state != CONVND_EMU_AT_WAIT) continue;
+        int seen = 0;
+        for (int k = 0; k < nkeys; ++k)
+            seen |= keys[k] == t->wait_key;
+        if (!seen) keys[nkeys++] = t->wait_key;
+    }
+    if (!nkeys) return 0;
+    put(out, "a wait that can never complete (no thread can run and no asynchronous copy is "
+             "pending):");
+    for (int k = 0; k < nkeys; ++k) {
+        const convnd_emu_thread *t = &w->threads[0];
+        for (uint32_t i = 0; i < n; ++i)
+            if (waits_on(&w->threads[i], (uintptr_t)keys[k])) {
+                t = &w->threads[i];
+                break;
+            }
+        char state[256];
+        convnd_emu_hopper_describe(&w->block, keys[k], state, sizeof state);
+        put(out, " threads ");
+        put_threads(out, w, n, waits_on, (uintptr_t)keys[k]);
+        put(out, " wait at %s (%s);", t->wait_what, state);
+    }
+    return 1;
+}
 
 /* Every thread is blocked or exited, and the block cannot go on: say why. */
 static void describe_deadlock(convnd_emu_worker *w, uint32_t n) {
@@ -213,6 +250,12 @@ static void describe_deadlock(convnd_emu_worker *w, uint32_t n) {
     const char *ids = (b->block_dim.y > 1 || b->block_dim.z > 1)
                           ? " (linear ids x + y*blockDim.x + z*blockDim.x*blockDim.y)"
                           : "";
+    if (describe_waits(w, n, &out)) {
+        put(&out, " threads ");
+        put_threads(&out, w, n, is_exited, 0);
+        put(&out, " exited");
+        return;
+    }
     for (uint32_t wi = 0; wi < b->num_warps; ++wi) {
         const convnd_emu_warp *wp = &b->warps[wi];
         if (!wp->arrived) continue;
@@ -279,6 +322,7 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
     b->copies = (int32_t)settings->copies;
     b->copy_seed = settings->copy_seed;
     b->message[0] = '\0';
+    convnd_emu_hopper_block_start(b);
     const uint32_t bx = launch->block.x, bxy = launch->block.x * launch->block.y;
     for (uint32_t i = 0; i < n; ++i) {
         convnd_emu_thread *t = &w->threads[i];
@@ -294,6 +338,7 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
         t->copies_issued = 0;
         t->state = CONVND_EMU_READY;
         t->barriers = 0;
+        t->wait_key = NULL;
     }
 }
 
@@ -313,6 +358,12 @@ static int run_ready(convnd_emu_worker *w, const uint32_t *order, uint32_t count
             if (b->failed) return -1;
         }
     } while (b->released);
+    return 0;
+}
+
+static int any_ready(const convnd_emu_worker *w, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i)
+        if (w->threads[i].state == CONVND_EMU_READY) return 1;
     return 0;
 }
 
@@ -349,7 +400,16 @@ int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, 
     }
     start_block(w, launch, id, n, settings);
     for (uint64_t phase = 0;; ++phase) {
-        if (run_phase(w, n, settings, id, phase) != 0) goto fail;
+        do {
+            /* again while a thread became runnable outside its warp's turn (warp-ahead: an
+             * mbarrier arrival by a later warp) */
+            do {
+                if (run_phase(w, n, settings, id, phase) != 0) goto fail;
+            } while (any_ready(w, n));
+            /* Nobody can run: the async proxy (TMA) makes its progress, which may complete
+             * mbarrier phases that threads wait for. */
+        } while (convnd_emu_hopper_progress(b));
+        if (b->failed) goto fail;
 
         uint32_t exited = 0, waiting = 0;
         uint64_t count = 0;
@@ -363,7 +423,10 @@ int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, 
                 same &= t->barriers == count;
             }
         }
-        if (exited == n) return 0;
+        if (exited == n) {
+            if (convnd_emu_hopper_block_end(b) != 0) goto fail;
+            return 0;
+        }
         if (waiting == n && same) { /* everyone at the same barrier: next phase */
             for (uint32_t i = 0; i < n; ++i)
                 w->threads[i].state = CONVND_EMU_READY;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "convnd.h"
+#include "device_services.h"
 #include "error.h"
 
 #ifdef CONVND_HAVE_CUDA
@@ -25,6 +26,8 @@ static convnd_device device_value = CONVND_DEVICE_EMULATED;
  * then fails with this explanation rather than silently using the CPU. */
 static char device_problem[256];
 static char device_name_text[320] = "emulated CUDA device (CPU)";
+/* convnd_set_thread_device: 0 when this thread follows the process-wide choice. */
+static _Thread_local convnd_device thread_device;
 
 #ifdef CONVND_HAVE_CUDA
 static convnd_status cuda_failed(cudaError_t e, const char *call) {
@@ -140,7 +143,21 @@ convnd_status convnd_set_device(convnd_device d) {
     return st;
 }
 
+convnd_status convnd_set_thread_device(convnd_device d) {
+    char why[200] = "";
+    if (d != CONVND_DEVICE_AUTO && d != CONVND_DEVICE_GPU && d != CONVND_DEVICE_EMULATED)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "device=%d: expected CONVND_DEVICE_AUTO (0), _GPU (1) or _EMULATED (2)",
+                            (int)d);
+    if (d == CONVND_DEVICE_GPU && gpu_count(why, sizeof why) <= 0)
+        return convnd_error(CONVND_ERR_DEVICE, "convnd_set_thread_device asks for the GPU, but %s",
+                            why);
+    thread_device = d;
+    return CONVND_OK;
+}
+
 convnd_device convnd_active_device(void) {
+    if (thread_device != CONVND_DEVICE_AUTO) return thread_device;
     resolve();
     return device_value;
 }
@@ -152,6 +169,10 @@ const char *convnd_device_name(void) {
 
 /* The device for a memory call, or an error when the requested one is unusable. */
 static convnd_status usable_device(convnd_device *d) {
+    if (thread_device != CONVND_DEVICE_AUTO) {
+        *d = thread_device;
+        return CONVND_OK;
+    }
     resolve();
     if (device_problem[0]) return convnd_error(CONVND_ERR_DEVICE, "%s", device_problem);
     *d = device_value;
@@ -164,6 +185,7 @@ convnd_status convnd_malloc(void **ptr, size_t bytes) {
     convnd_device d = CONVND_DEVICE_EMULATED;
     const convnd_status st = usable_device(&d);
     if (st != CONVND_OK) return st;
+    convnd_device_count_allocation();
 #ifdef CONVND_HAVE_CUDA
     if (d == CONVND_DEVICE_GPU) {
         const cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);

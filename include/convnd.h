@@ -13,8 +13,9 @@
  * The autotune cache is shared by all threads, under a lock (its file too). Process-wide settings
  * (convnd_set_device, the emulator controls, CONVND_* environment variables) should be set
  * before threads start calling. On the emulated device, launches from several threads run one at
- * a time. conv_nd never allocates device memory; scratch comes from the caller's workspace (see
- * convnd_workspace_size).
+ * a time. A plan is immutable: one plan may be executed from many threads at once. Neither
+ * conv_nd nor a plan allocates device memory: scratch, autotune's included, comes from the
+ * caller's workspace (convnd_workspace_size) or opts->autotune_scratch.
  */
 #ifndef CONVND_H
 #define CONVND_H
@@ -43,7 +44,15 @@ typedef enum convnd_status {
     CONVND_ERR_INTERNAL = 10
 } convnd_status;
 
-typedef enum convnd_mode { CONVND_FORWARD = 0, CONVND_TRANSPOSED = 1 } convnd_mode;
+/* CONVND_WGRAD (SPEC §10): the weight gradient of the forward problem the struct describes.
+ * conv_nd(p, x, dy, NULL, z, dw, ...): x as forward, dy [N, C_out, O...] in y_layout, output dw
+ * with w's forward shape in w_layout; dw = alpha*acc + beta*z, z (dw_prev) may equal dw. No bias,
+ * no activation. Describe CONVND_Y for dy, CONVND_W (and CONVND_Z) for dw. */
+typedef enum convnd_mode {
+    CONVND_FORWARD = 0,
+    CONVND_TRANSPOSED = 1,
+    CONVND_WGRAD = 2
+} convnd_mode;
 
 typedef enum convnd_dtype { CONVND_F32 = 0, CONVND_F16 = 1, CONVND_BF16 = 2 } convnd_dtype;
 
@@ -109,7 +118,7 @@ typedef enum convnd_tensor {
 
 /* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
  * [C_in, C_out/g, K...], bias: [C_out], y and z: [N, C_out, O...]) and element strides for the
- * tensor's layout. */
+ * tensor's layout. In CONVND_WGRAD mode y is dy (the input) and z, like w, is dw's shape. */
 typedef struct convnd_tensor_desc {
     int32_t rank;
     int64_t shape[CONVND_MAX_RANK];
@@ -149,10 +158,17 @@ typedef struct convnd_options {
      * this is NULL. */
     const char *schedule;
     /* 1: time every supporting configuration once on the GPU and cache the winner per problem
-     * (like cuDNN's benchmark mode). Ignored on the emulated device. */
+     * and device (like cuDNN's benchmark mode). Ignored on the emulated device. conv_nd times on
+     * the caller's tensors with a scratch y carved from its workspace (convnd_workspace_size
+     * counts it); convnd_plan_create times at creation on autotune_scratch below. */
     int32_t autotune;
     /* With autotune: also load/store the cache in this file (NULL: memory only). */
     const char *autotune_cache_file;
+    /* With autotune, for convnd_plan_create: device memory of at least
+     * convnd_plan_autotune_scratch_size bytes holding the operands the candidates are timed on
+     * (overwritten; the library never allocates it). NULL when no winner is cached is an error. */
+    void *autotune_scratch;
+    size_t autotune_scratch_bytes;
 } convnd_options;
 
 /* A workspace given to conv_nd (non-NULL with workspace_bytes > 0) must start at a multiple of
@@ -171,7 +187,8 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
 /* y = act(alpha * conv(x, w) + bias + beta * z). All pointers are device pointers (memory from
  * convnd_malloc works on either device), aligned to the element size. bias and z may be NULL
  * when the problem does not use them. z may equal y; no other overlap with y is allowed. The
- * workspace: see CONVND_WORKSPACE_ALIGNMENT. opts may be NULL.
+ * workspace: see CONVND_WORKSPACE_ALIGNMENT. opts may be NULL. A one-shot plan: create,
+ * execute, without the heap.
  *
  * Errors: every status but CONVND_ERR_DEVICE is decided before any launch, and then nothing is
  * written to y (nor to the workspace). CONVND_ERR_DEVICE: on the emulated device, a launch
@@ -183,6 +200,33 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
                       const void *z, void *y, void *workspace, size_t workspace_bytes, void *stream,
                       const convnd_options *opts);
+
+/* ---- plans: validate and choose once, execute many times ------------------------------------ */
+
+/* A plan holds the validated problem, its chosen schedule and configuration, the launch
+ * parameters and the workspace size. It is immutable: one plan may be executed from many host
+ * threads at once. */
+typedef struct convnd_plan convnd_plan_t;
+
+/* Validates p, resolves its layouts, chooses the schedule (forced, autotuned or planned) and
+ * precomputes the launch. A forced schedule that does not support p fails here with its reason.
+ * Autotune, when asked for, runs here on opts->autotune_scratch. On error *plan is NULL. */
+convnd_status convnd_plan_create(convnd_plan_t **plan, const convnd_problem *p,
+                                 const convnd_options *opts);
+/* What convnd_plan_create's autotune needs in opts->autotune_scratch (0 when it will not time:
+ * no autotune, a forced schedule, a cached winner, or the emulated device). */
+convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const convnd_options *opts,
+                                                size_t *bytes);
+/* Checks the pointers (NULL, alignment, aliasing) and the workspace, then launches: no
+ * validation, no planning, no allocation, no host synchronisation, never autotunes. Same
+ * pointer rules and results as conv_nd. */
+convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, const void *w,
+                                  const void *bias, const void *z, void *y, void *workspace,
+                                  size_t workspace_bytes, void *stream);
+convnd_status convnd_plan_workspace_size(const convnd_plan_t *plan, size_t *bytes);
+/* "schedule:config (why it was chosen)" */
+convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t len);
+void convnd_plan_destroy(convnd_plan_t *plan);
 
 /* ---- schedules ------------------------------------------------------------------------------ */
 
@@ -206,7 +250,12 @@ typedef enum convnd_device {
 /* Select the device for this process (also: environment CONVND_DEVICE=gpu|emulated). Call
  * before allocating. Asking for the GPU where there is none returns CONVND_ERR_DEVICE. */
 convnd_status convnd_set_device(convnd_device d);
-/* The device in use (never AUTO). */
+/* Overrides the device for the calls made by this host thread only (CONVND_DEVICE_AUTO removes
+ * the override): how a binding runs each call where its tensors live, e.g. CPU tensors on the
+ * emulated device and CUDA tensors on the GPU in one process. Asking for the GPU where there is
+ * none returns CONVND_ERR_DEVICE and leaves the override unchanged. */
+convnd_status convnd_set_thread_device(convnd_device d);
+/* The device in use on this thread (never AUTO): the thread's override, else the process's. */
 convnd_device convnd_active_device(void);
 const char *convnd_device_name(void);
 

@@ -211,6 +211,27 @@ typedef enum convnd_pad_mode {
 convnd_status convnd_fold_pad(convnd_problem *p, const convnd_pads *pad, convnd_pad_mode mode,
                               double value);
 
+/* ---- backward (SPEC §10) ------------------------------------------------------------------ */
+
+/* The data gradient of p as a problem conv_nd runs with (x <- dy, w <- p's weight, y <- dx):
+ * - forward p: the transposed conv of SPEC §4 (same S, D, P0, groups, weight; P1 - r, r = (I +
+ *   P0 + P1 - E) mod S) from O to exactly x's size I; dy in p's (resolved) y layout, dx in p's
+ *   x layout.
+ * - transposed p: the forward conv from O to I with the same S, D, P0, P1 and weight.
+ * The epilogue is reset (alpha 1, beta 0, no bias, no z, no activation): set has_z = 1, beta = 1
+ * and pass z == dx to accumulate into an existing gradient. A wgrad p is an error. *out is
+ * overwritten only on success. */
+convnd_status convnd_bind_dgrad(const convnd_problem *p, convnd_problem *out);
+
+/* The weight gradient of p as a CONVND_WGRAD problem (epilogue reset as above):
+ * - forward p: p in wgrad mode, *swap_operands = 0: conv_nd(out, x, dy, NULL, z, dw, ...).
+ * - transposed p: the wgrad problem of its adjoint forward conv (from O to I, weight read as
+ *   [C_in, C_out/g, K...], which is dw's shape), *swap_operands = 1: pass x <- dy and dy <- x,
+ *   conv_nd(out, dy, x, NULL, z, dw, ...).
+ * swap_operands may be NULL only for a forward p. A wgrad p is an error. */
+convnd_status convnd_bind_wgrad(const convnd_problem *p, convnd_problem *out,
+                                int32_t *swap_operands);
+
 /* ---- printing ----------------------------------------------------------------------------- */
 
 /* Writes a one-line description of p ("forward 2-D N=1 C_in=3 C_out=8 groups=1 input=[9x9]

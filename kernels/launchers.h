@@ -24,6 +24,9 @@ CONVND_DECLARE_LAUNCHER(convT_tc_f16);
 CONVND_DECLARE_LAUNCHER(convT_tc_bf16);
 CONVND_DECLARE_LAUNCHER(convT_tc_tf32);
 CONVND_DECLARE_LAUNCHER(convT_simt);
+CONVND_DECLARE_LAUNCHER(hopper_igemm); /* sm_90a image only (kernels/CMakeLists.txt) */
+CONVND_DECLARE_LAUNCHER(wgrad_direct);
+CONVND_DECLARE_LAUNCHER(wgrad_splitk);
 
 #ifdef __cplusplus
 }

@@ -156,7 +156,9 @@ def short_name(demangled):
 def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     base = os.path.splitext(os.path.basename(cu))[0]
     cubin = os.path.join(workdir, base + ".cubin")
-    cmd = [nvcc, "-cubin", f"-arch={ARCH}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
+    # the Hopper tier is its own sm_90a image (wgmma, setmaxnreg): kernels/static_check_hopper.py
+    arch = "sm_90a" if base.startswith("hopper_") else ARCH
+    cmd = [nvcc, "-cubin", f"-arch={arch}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
            "-DNDEBUG", "-Xptxas", "-v", "-o", cubin, cu]
     for inc in INCLUDES:
         cmd[1:1] = ["-I", os.path.join(ROOT, inc)]

@@ -1,7 +1,8 @@
-/* Autotune: time every supporting (schedule, configuration) once on the GPU and cache the
- * winner per problem key, in memory (process-wide, mutex-protected) and, when the caller gives
- * one, in a text file of lines "<key as 16 hex digits> <schedule>:<config>" (later lines win).
- * Like cuDNN's benchmark mode. On the emulated device conv_nd never calls this (see planner.c). */
+/* Autotune: time every supporting (schedule, configuration) once and cache the winner per key
+ * (autotune.h), in memory (process-wide, mutex-protected) and, when the caller gives one, in a
+ * text file of lines "<key as 16 hex digits> <schedule>:<config>" (later lines win). Like cuDNN's
+ * benchmark mode. It runs only when the planner asks, at plan creation (or in conv_nd, which
+ * makes a plan per call), on buffers the caller gave; timing is the device layer's. */
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner.h"
-#include "registry.h"
+#include "autotune.h"
+#include "device_services.h"
 #include "error.h"
 
-#ifdef CONVND_HAVE_CUDA
-#include <cuda_runtime_api.h>
+#ifndef CONVND_VERSION
+#define CONVND_VERSION "unversioned"
 #endif
 
 /* ---- problem key: FNV-1a over every field that is read ------------------------------------ */
@@ -27,6 +28,12 @@ static uint64_t fnv_mix(uint64_t h, uint64_t v) {
         h ^= (v >> (8 * b)) & 0xffu;
         h *= 0x100000001b3ull;
     }
+    return h;
+}
+
+static uint64_t fnv_text(uint64_t h, const char *text) {
+    for (; *text; ++text)
+        h = fnv_mix(h, (uint64_t)(unsigned char)*text);
     return h;
 }
 
@@ -52,14 +59,20 @@ uint64_t convnd_problem_key(const convnd_problem *p) {
         h = fnv_mix(h, (uint64_t)p->pad_after[t]);
     }
     h = fnv_mix(h, float_bits(p->alpha));
-    return fnv_mix(h, float_bits(p->beta));
+    h = fnv_mix(h, float_bits(p->beta));
+    /* a winner on one device or library version says nothing about another */
+    const convnd_device_props *d = convnd_device_properties(convnd_active_device());
+    h = fnv_text(h, d->name);
+    h = fnv_mix(h, (uint64_t)(d->cc_major * 10 + d->cc_minor));
+    h = fnv_mix(h, (uint64_t)d->sm_count);
+    return fnv_text(h, CONVND_VERSION);
 }
 
 /* ---- the in-memory cache -------------------------------------------------------------------- */
 
 typedef struct cache_entry {
     uint64_t key;
-    convnd_plan plan;
+    convnd_choice plan;
 } cache_entry;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,7 +80,7 @@ static cache_entry *cache_entries;
 static size_t cache_count, cache_capacity;
 
 /* Callers hold cache_lock. */
-static int32_t cache_find(uint64_t key, convnd_plan *out) {
+static int32_t cache_find(uint64_t key, convnd_choice *out) {
     for (size_t i = 0; i < cache_count; ++i)
         if (cache_entries[i].key == key) {
             *out = cache_entries[i].plan;
@@ -76,7 +89,7 @@ static int32_t cache_find(uint64_t key, convnd_plan *out) {
     return 0;
 }
 
-static void cache_put(uint64_t key, convnd_plan plan) {
+static void cache_put(uint64_t key, convnd_choice plan) {
     for (size_t i = 0; i < cache_count; ++i)
         if (cache_entries[i].key == key) {
             cache_entries[i].plan = plan;
@@ -116,7 +129,7 @@ static FILE *open_cache_file(const char *path, int append) {
 /* The last line for key in the file whose plan names a registered schedule and config that
  * still support p (a stale or edited file is ignored rather than trusted). */
 static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p,
-                         convnd_plan *out) {
+                         convnd_choice *out) {
     FILE *f = open_cache_file(path, 0);
     if (!f) return 0;
     char line[512];
@@ -125,30 +138,31 @@ static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p
         uint64_t k;
         char spec[256];
         if (sscanf(line, "%" SCNx64 " %255s", &k, spec) != 2 || k != key) continue;
-        char *colon = strchr(spec, ':');
-        if (!colon) continue;
-        const int32_t i = convnd_schedule_find(spec, (size_t)(colon - spec));
-        if (i < 0) continue;
+        int32_t i, c;
+        if (convnd_parse_spec(spec, &i, &c) != CONVND_OK || c < 0) {
+            convnd_clear_error();
+            continue;
+        }
         const convnd_schedule *s = convnd_schedule_table[i];
-        const int32_t c = convnd_schedule_find_config(s, colon + 1);
         char reason[256];
-        if (c < 0 || !s->supports(p, c, reason, sizeof reason)) continue;
-        *out = (convnd_plan){i, c};
+        if (!s->supports(p, c, reason, sizeof reason)) continue;
+        *out = (convnd_choice){i, c};
         found = 1;
     }
     fclose(f);
     return found;
 }
 
-static void file_append(const char *path, uint64_t key, convnd_plan plan) {
+static void file_append(const char *path, uint64_t key, convnd_choice plan) {
     FILE *f = open_cache_file(path, 1);
     if (!f) return; /* an unwritable cache file only costs a re-tune next process */
-    fprintf(f, "%016" PRIx64 " %s:%s\n", key, convnd_plan_schedule_name(plan),
-            convnd_plan_config_name(plan));
+    fprintf(f, "%016" PRIx64 " %s:%s\n", key, convnd_schedule_table[plan.schedule]->name,
+            convnd_schedule_table[plan.schedule]->config_names[plan.config]);
     fclose(f);
 }
 
-int32_t convnd_autotune_lookup(const convnd_problem *p, const char *cache_file, convnd_plan *out) {
+int32_t convnd_autotune_lookup(const convnd_problem *p, const char *cache_file,
+                               convnd_choice *out) {
     const uint64_t key = convnd_problem_key(p);
     pthread_mutex_lock(&cache_lock);
     int32_t found = cache_find(key, out);
@@ -160,7 +174,7 @@ int32_t convnd_autotune_lookup(const convnd_problem *p, const char *cache_file, 
     return found;
 }
 
-static void remember(const convnd_problem *p, const char *cache_file, convnd_plan plan) {
+static void remember(const convnd_problem *p, const char *cache_file, convnd_choice plan) {
     const uint64_t key = convnd_problem_key(p);
     pthread_mutex_lock(&cache_lock);
     cache_put(key, plan);
@@ -168,92 +182,95 @@ static void remember(const convnd_problem *p, const char *cache_file, convnd_pla
     pthread_mutex_unlock(&cache_lock);
 }
 
+static size_t workspace_of(const convnd_problem *p, convnd_choice c) {
+    const convnd_schedule *s = convnd_schedule_table[c.schedule];
+    return s->workspace_size ? s->workspace_size(p, c.config) : 0;
+}
+
+typedef struct most_workspace {
+    const convnd_problem *p;
+    size_t most;
+} most_workspace;
+
+static int32_t widen(convnd_choice c, void *ctx) {
+    most_workspace *m = ctx;
+    const size_t need = workspace_of(m->p, c);
+    if (need > m->most) m->most = need;
+    return 0;
+}
+
 size_t convnd_autotune_workspace(const convnd_problem *p) {
-    size_t most = 0;
-    char reason[512];
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
-        const convnd_schedule *s = convnd_schedule_table[i];
-        for (int32_t c = 0; c < s->num_configs; ++c) {
-            if (!s->supports(p, c, reason, sizeof reason)) continue;
-            const size_t need = convnd_plan_workspace(p, (convnd_plan){i, c});
-            if (need > most) most = need;
-        }
-    }
-    return most;
+    most_workspace m = {p, 0};
+    convnd_for_each_candidate(p, -1, widen, &m, NULL, 0);
+    return m.most;
 }
 
 /* ---- timing ---------------------------------------------------------------------------------- */
 
-#ifdef CONVND_HAVE_CUDA
-/* Milliseconds of one launch of plan after a warm-up one; negative when it fails. */
-static float time_candidate(const convnd_launch_args *base, convnd_plan plan) {
-    convnd_launch_args a = *base;
-    a.config = plan.config;
-    const convnd_schedule *s = convnd_schedule_table[plan.schedule];
-    cudaStream_t stream = (cudaStream_t)base->stream;
-    cudaEvent_t start, stop;
-    if (cudaEventCreate(&start) != cudaSuccess) return -1.0f;
-    if (cudaEventCreate(&stop) != cudaSuccess) {
-        cudaEventDestroy(start);
-        return -1.0f;
-    }
-    float ms = -1.0f;
-    const int ok = s->launch(&a) == CONVND_OK && /* warm-up */
-                   cudaEventRecord(start, stream) == cudaSuccess && s->launch(&a) == CONVND_OK &&
-                   cudaEventRecord(stop, stream) == cudaSuccess &&
-                   cudaEventSynchronize(stop) == cudaSuccess &&
-                   cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
-    if (!ok) ms = -1.0f;
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return ms;
-}
-#endif
+static int32_t allow_emulated;
+static uint64_t runs;
 
-convnd_status convnd_autotune(const convnd_launch_args *a, const char *cache_file,
-                              convnd_plan *out) {
-    const convnd_problem *p = a->problem;
-    if (convnd_autotune_lookup(p, cache_file, out)) return CONVND_OK;
-#ifdef CONVND_HAVE_CUDA
-    if (a->device != CONVND_DEVICE_GPU) return convnd_plan_heuristic(p, out);
-    /* The timed runs write a scratch y, never the caller's: a candidate that fails midway leaves
-     * the caller's y untouched (conv_nd's contract), and with z == y every run reads the
-     * caller's z unchanged. Without memory for it, the heuristic plans. */
-    convnd_tensor_desc yd;
-    void *scratch = NULL;
-    if (convnd_tensor_describe(p, CONVND_Y, &yd) != CONVND_OK ||
-        cudaMalloc(&scratch, yd.bytes > 0 ? (size_t)yd.bytes : 1) != cudaSuccess) {
-        (void)cudaGetLastError();
-        convnd_clear_error();
-        return convnd_plan_heuristic(p, out);
+void convnd_autotune_allow_emulated(int32_t allow) {
+    __atomic_store_n(&allow_emulated, allow, __ATOMIC_RELAXED);
+}
+
+int32_t convnd_autotune_runs_on(convnd_device device) {
+    return device == CONVND_DEVICE_GPU || __atomic_load_n(&allow_emulated, __ATOMIC_RELAXED);
+}
+
+uint64_t convnd_autotune_runs(void) {
+    return __atomic_load_n(&runs, __ATOMIC_RELAXED);
+}
+
+typedef struct timing {
+    convnd_launch_args a;
+    const convnd_schedule *schedule;
+    convnd_choice best;
+    float best_ms;
+} timing;
+
+static convnd_status launch_once(void *ctx) {
+    timing *t = ctx;
+    return t->schedule->launch(&t->a);
+}
+
+static int32_t time_one(convnd_choice c, void *ctx) {
+    timing *t = ctx;
+    if (workspace_of(t->a.problem, c) > t->a.workspace_bytes) return 0;
+    t->schedule = convnd_schedule_table[c.schedule];
+    t->a.config = c.config;
+    float ms = 0.0f;
+    if (convnd_device_time(t->a.device, t->a.stream, launch_once, t, &ms) != CONVND_OK)
+        return 0; /* a failed candidate is skipped */
+    if (t->best.schedule < 0 || ms < t->best_ms) {
+        t->best = c;
+        t->best_ms = ms;
     }
-    convnd_launch_args timed = *a;
-    timed.y = scratch;
-    convnd_plan best = {-1, -1};
-    float best_ms = 0.0f;
-    char reason[512];
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
-        const convnd_schedule *s = convnd_schedule_table[i];
-        for (int32_t c = 0; c < s->num_configs; ++c) {
-            const convnd_plan plan = {i, c};
-            if (!s->supports(p, c, reason, sizeof reason) ||
-                convnd_plan_workspace(p, plan) > a->workspace_bytes)
-                continue;
-            const float ms = time_candidate(&timed, plan);
-            if (ms >= 0.0f && (best.schedule < 0 || ms < best_ms)) {
-                best = plan;
-                best_ms = ms;
-            }
-        }
-    }
-    cudaFree(scratch);
-    convnd_clear_error(); /* a failed candidate is skipped, not reported */
-    if (best.schedule < 0) return convnd_plan_heuristic(p, out);
-    remember(p, cache_file, best);
-    *out = best;
+    return 0;
+}
+
+convnd_status convnd_autotune(const convnd_problem *p, const convnd_conv_params *params,
+                              convnd_device device, const convnd_tune_buffers *b,
+                              const char *cache_file, convnd_choice *out) {
+    __atomic_add_fetch(&runs, 1, __ATOMIC_RELAXED);
+    timing t;
+    memset(&t, 0, sizeof t);
+    t.a.problem = p;
+    t.a.params = *params;
+    t.a.x = b->x;
+    t.a.w = b->w;
+    t.a.bias = p->has_bias ? b->bias : NULL;
+    t.a.z = p->has_z ? b->z : NULL;
+    t.a.y = b->y; /* never the caller's y: a candidate failing midway cannot touch it */
+    t.a.workspace = b->workspace;
+    t.a.workspace_bytes = b->workspace ? b->workspace_bytes : 0;
+    t.a.stream = b->stream;
+    t.a.device = device;
+    t.best = (convnd_choice){-1, -1};
+    convnd_for_each_candidate(p, -1, time_one, &t, NULL, 0);
+    convnd_clear_error(); /* failed candidates are skipped, not reported */
+    if (t.best.schedule < 0) return CONVND_ERR_NO_SCHEDULE;
+    remember(p, cache_file, t.best);
+    *out = t.best;
     return CONVND_OK;
-#else
-    (void)remember;
-    return convnd_plan_heuristic(p, out);
-#endif
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "refuse.h"
 #include "registry.h"
 #include "gemm_backend.h"
 #include "im2col.h"
@@ -106,6 +107,8 @@ static int32_t im2col_plan(const convnd_problem *p, const convnd_conv_params *c,
 static int32_t im2col_supports(const convnd_problem *p, int32_t config, char *reason,
                                size_t reason_len) {
     (void)config;
+    if (p->mode == CONVND_WGRAD)
+        return convnd_refuse(reason, reason_len, "mode=wgrad: forward and transposed only");
     convnd_conv_params c;
     if (convnd_params_from_problem(p, &c) != CONVND_OK) {
         snprintf(reason, reason_len, "invalid problem: %s", convnd_last_error());

@@ -33,8 +33,8 @@ static const char *const depthwise_configs[] = {CONVND_DEPTHWISE_CONFIGS(CONVND_
 static int32_t depthwise_domain(const convnd_problem *p, convnd_conv_params *params, char *reason,
                                 size_t reason_len) {
     if (p->mode != CONVND_FORWARD)
-        return convnd_refuse(reason, reason_len,
-                             "mode=transposed: the depthwise schedule is forward only");
+        return convnd_refuse(reason, reason_len, "mode=%s: the depthwise schedule is forward only",
+                             convnd_mode_name(p->mode));
     if (convnd_params_from_problem(p, params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     if (params->cin_g != 1)

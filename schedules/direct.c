@@ -1,25 +1,39 @@
 /* Registry entry of the universal direct schedule (kernels/direct.cu): supports every valid
- * problem, needs no workspace; the planner's fallback. */
+ * forward and transposed problem, needs no workspace; the planner's fallback (wgrad has its own,
+ * schedules/wgrad.c). */
+#include "device_services.h"
 #include "launchers.h"
+#include "refuse.h"
 #include "registry.h"
 
-static const char *const direct_configs[] = {"t128", "t256"}; /* threads per block */
+/* Named configurations: threads per block (kernels/direct.cu reads the index). */
+#define DIRECT_CONFIGS(X) X(t128) X(t256)
+#define DIRECT_ENUM(name) DIRECT_##name,
+#define DIRECT_NAME(name) #name,
+enum { DIRECT_CONFIGS(DIRECT_ENUM) DIRECT_CONFIG_COUNT };
+static const char *const direct_configs[] = {DIRECT_CONFIGS(DIRECT_NAME)};
 
 static int32_t direct_supports(const convnd_problem *p, int32_t config, char *reason,
                                size_t reason_len) {
-    (void)p, (void)config, (void)reason, (void)reason_len;
+    (void)config;
+    if (p->mode == CONVND_WGRAD)
+        return convnd_refuse(
+            reason, reason_len,
+            "mode=wgrad: forward and transposed only (wgrad_direct is its fallback)");
     return 1;
 }
 
-/* Small outputs: 128-thread blocks spread them over more SMs; otherwise 256. */
+/* Small outputs (under 4 blocks of 256 per SM of the device): 128-thread blocks spread them
+ * over more SMs; otherwise 256. */
 static int32_t direct_worth_routing(const convnd_problem *p, int32_t config) {
     int64_t out[CONVND_MAX_DIMS];
     if (convnd_output_size(p, out) != CONVND_OK) return 0;
     double outputs = (double)p->N * (double)p->C_out;
     for (int32_t t = 0; t < p->dims; ++t)
         outputs *= (double)out[t];
-    const int32_t small = outputs < 132.0 * 256.0 * 4.0;
-    return config == (small ? 0 : 1);
+    const int32_t sms = convnd_device_properties(convnd_active_device())->sm_count;
+    const int32_t small = outputs < (double)sms * 256.0 * 4.0;
+    return config == (small ? DIRECT_t128 : DIRECT_t256);
 }
 
 static convnd_status direct_launch(const convnd_launch_args *a) {
@@ -28,7 +42,7 @@ static convnd_status direct_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_direct = {
     .name = "direct",
-    .num_configs = (int32_t)(sizeof(direct_configs) / sizeof(direct_configs[0])),
+    .num_configs = DIRECT_CONFIG_COUNT,
     .config_names = direct_configs,
     .supports = direct_supports,
     .worth_routing = direct_worth_routing,

@@ -29,8 +29,8 @@ static int32_t grouped_supports(const convnd_problem *p, int32_t config, char *r
     if (config < 0 || config >= CONVND_GROUPED_CONFIG_COUNT)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->mode != CONVND_FORWARD)
-        return convnd_refuse(reason, reason_len,
-                             "mode=transposed: the grouped schedule is forward only");
+        return convnd_refuse(reason, reason_len, "mode=%s: the grouped schedule is forward only",
+                             convnd_mode_name(p->mode));
     convnd_conv_params params;
     if (convnd_params_from_problem(p, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());

@@ -32,11 +32,11 @@
  *   the direct (or a depthwise) schedule wins. Layout and alignment do not decide: the gather
  *   path (channels-first, odd channel counts) still beats the direct schedule by reusing every
  *   loaded element BM or BN times from shared memory. */
+#include "gemm_family.h"
 #include "launchers.h"
-#include "registry.h"
-#include "refuse.h"
 #include "problem_internal.h"
-#include "gemm_tiles.h"
+#include "refuse.h"
+#include "registry.h"
 
 /* The implicit GEMM's own refusal: transposed mode (convT_* runs those). */
 static int32_t igemm_forward_only(const convnd_problem *p, char *reason, size_t reason_len) {
@@ -46,59 +46,4 @@ static int32_t igemm_forward_only(const convnd_problem *p, char *reason, size_t 
                          convnd_mode_name(p->mode));
 }
 
-static int32_t igemm_tc_supports(const convnd_problem *p, int32_t config, char *reason,
-                                 size_t reason_len) {
-    return igemm_forward_only(p, reason, reason_len) &&
-           convnd_gemm_supports(p, &convnd_gemm_tc_tiles, config, 1, "igemm_tc", "igemm_simt",
-                                reason, reason_len);
-}
-
-static int32_t igemm_simt_supports(const convnd_problem *p, int32_t config, char *reason,
-                                   size_t reason_len) {
-    return igemm_forward_only(p, reason, reason_len) &&
-           convnd_gemm_supports(p, &convnd_gemm_simt_tiles, config, 0, "igemm_simt", "igemm_tc",
-                                reason, reason_len);
-}
-
-static int32_t igemm_tc_worth_routing(const convnd_problem *p, int32_t config) {
-    return convnd_gemm_worth_routing(p, CONVND_FORWARD, &convnd_gemm_tc_tiles, config);
-}
-
-static int32_t igemm_simt_worth_routing(const convnd_problem *p, int32_t config) {
-    return convnd_gemm_worth_routing(p, CONVND_FORWARD, &convnd_gemm_simt_tiles, config);
-}
-
-static convnd_status igemm_tc_launch(const convnd_launch_args *a) {
-    switch (a->params.dtype) {
-    case CONVND_F16:
-        return CONVND_CALL_LAUNCHER(igemm_tc_f16, a);
-    case CONVND_BF16:
-        return CONVND_CALL_LAUNCHER(igemm_tc_bf16, a);
-    default:
-        return CONVND_CALL_LAUNCHER(igemm_tc_tf32, a);
-    }
-}
-
-static convnd_status igemm_simt_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(igemm_simt, a);
-}
-
-const convnd_schedule convnd_schedule_igemm_tc = {
-    .name = "igemm_tc",
-    .num_configs = CONVND_GEMM_TC_COUNT,
-    .config_names = convnd_gemm_tc_names,
-    .supports = igemm_tc_supports,
-    .worth_routing = igemm_tc_worth_routing,
-    .workspace_size = NULL,
-    .launch = igemm_tc_launch,
-};
-
-const convnd_schedule convnd_schedule_igemm_simt = {
-    .name = "igemm_simt",
-    .num_configs = CONVND_GEMM_SIMT_COUNT,
-    .config_names = convnd_gemm_simt_names,
-    .supports = igemm_simt_supports,
-    .worth_routing = igemm_simt_worth_routing,
-    .workspace_size = NULL,
-    .launch = igemm_simt_launch,
-};
+CONVND_GEMM_FAMILY(igemm, CONVND_FORWARD, igemm_forward_only);

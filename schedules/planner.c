@@ -18,127 +18,139 @@
  *   igemm_simt     the same shapes in exact f32                              implicit_gemm.c
  *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
  *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
+ *   wgrad_splitk   wgrad, dw under 1/4 of the GPU's threads, long reduction  wgrad.c
+ *   wgrad_direct   wgrad: the fallback for every wgrad problem               wgrad.c
  *   cublas_im2col  never (a reference, forced only)                          cublas_im2col.c
- *   direct         t128 below 132*256*4 outputs (an H200's 132 SMs, 4        direct.c
- *                  blocks of 256 each: small blocks spread a small output
+ *   direct         t128 below SMs*256*4 outputs (the device's SM count,      direct.c
+ *                  queried once; 4 blocks of 256 each: small blocks spread a small output
  *                  over more SMs), else t256; the fallback for everything
  *
  * A new schedule adds its row here and its entry in registry.c.
  *
- * Autotune (convnd_options.autotune): on the GPU, conv_nd times every supporting configuration
- * once (schedules/autotune.c) and caches the winner per problem. On the emulated device timings
- * say nothing about a GPU, so autotune is ignored there and the heuristic decides. */
+ * Autotune (convnd_options.autotune): the planner asks autotune.c (never the reverse) for a
+ * cached winner, and, at plan creation with buffers to time on, for a timed one. On the
+ * emulated device timings say nothing about a GPU, so autotune is ignored there and the
+ * heuristic decides. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner.h"
-#include "registry.h"
 #include "error.h"
+#include "planner.h"
+#include "problem_internal.h"
 
-const char *convnd_plan_forced_spec(const convnd_options *opts) {
+const char *convnd_forced_spec(const convnd_options *opts) {
     if (opts && opts->schedule) return opts->schedule;
     const char *env = getenv("CONVND_SCHEDULE");
     return env && env[0] ? env : NULL;
 }
 
-const char *convnd_plan_schedule_name(convnd_plan plan) {
-    return convnd_schedule_table[plan.schedule]->name;
+const char *convnd_choice_schedule_name(convnd_choice choice) {
+    return convnd_schedule_table[choice.schedule]->name;
 }
 
-const char *convnd_plan_config_name(convnd_plan plan) {
-    return convnd_schedule_table[plan.schedule]->config_names[plan.config];
+const char *convnd_choice_config_name(convnd_choice choice) {
+    return convnd_schedule_table[choice.schedule]->config_names[choice.config];
 }
 
-size_t convnd_plan_workspace(const convnd_problem *p, convnd_plan plan) {
-    const convnd_schedule *s = convnd_schedule_table[plan.schedule];
-    return s->workspace_size ? s->workspace_size(p, plan.config) : 0;
+size_t convnd_choice_workspace(const convnd_problem *p, convnd_choice choice) {
+    const convnd_schedule *s = convnd_schedule_table[choice.schedule];
+    return s->workspace_size ? s->workspace_size(p, choice.config) : 0;
 }
 
-/* A caller's string echoed in a message: its first 64 characters (then "..."), so that a huge
- * one cannot push the reason out of the message. */
-#define ECHO_MAX 64
-#define ECHO_FMT "%.*s%s"
-#define ECHO_ARGS(str)                                                                             \
-    (int)(strlen(str) > ECHO_MAX ? ECHO_MAX : strlen(str)), (str),                                 \
-        (strlen(str) > ECHO_MAX ? "..." : "")
+/* The candidate loop's visitor for the heuristic: stops at the first worth routing, remembers
+ * the first that supports. */
+typedef struct heuristic_pick {
+    const convnd_problem *p;
+    convnd_choice routed, fallback;
+} heuristic_pick;
 
-convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, convnd_plan *out) {
-    const char *colon = strchr(spec, ':');
-    const size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
-    const int32_t i = convnd_schedule_find(spec, name_len);
-    if (i < 0) {
-        char names[512];
-        convnd_schedule_list_names(names, sizeof names);
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "schedule='" ECHO_FMT "': unknown schedule (valid: %s)",
-                            ECHO_ARGS(spec), names);
-    }
+static int32_t pick(convnd_choice c, void *ctx) {
+    heuristic_pick *h = ctx;
+    const convnd_schedule *s = convnd_schedule_table[c.schedule];
+    if (h->fallback.schedule < 0) h->fallback = c;
+    if (!s->worth_routing || !s->worth_routing(h->p, c.config)) return 0;
+    h->routed = c;
+    return 1;
+}
+
+/* The heuristic over all schedules or just one; 0 when none supports p. */
+static int32_t heuristic(const convnd_problem *p, int32_t only_schedule, convnd_choice *out,
+                         convnd_choice_source *source, char *reason, size_t reason_len) {
+    heuristic_pick h = {p, {-1, -1}, {-1, -1}};
+    const int32_t routed =
+        convnd_for_each_candidate(p, only_schedule, pick, &h, reason, reason_len);
+    if (!routed && h.fallback.schedule < 0) return 0;
+    *out = routed ? h.routed : h.fallback;
+    if (source)
+        *source = routed ? CONVND_CHOSEN_HEURISTIC_ROUTED : CONVND_CHOSEN_HEURISTIC_FALLBACK;
+    return 1;
+}
+
+convnd_status convnd_choose_forced(const convnd_problem *p, const char *spec, convnd_choice *out) {
+    int32_t i, c;
+    const convnd_status st = convnd_parse_spec(spec, &i, &c);
+    if (st != CONVND_OK) return st;
     const convnd_schedule *s = convnd_schedule_table[i];
     char reason[512] = "";
-    if (colon) {
-        const int32_t c = convnd_schedule_find_config(s, colon + 1);
-        if (c < 0) {
-            char configs[512];
-            convnd_schedule_list_configs(s, configs, sizeof configs);
-            return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                                "schedule='" ECHO_FMT "': unknown configuration '" ECHO_FMT
-                                "' of '%s' (valid: %s, or an index 0..%d)",
-                                ECHO_ARGS(spec), ECHO_ARGS(colon + 1), s->name, configs,
-                                (int)s->num_configs - 1);
-        }
+    if (c >= 0) {
         if (!s->supports(p, c, reason, sizeof reason))
             return convnd_error(CONVND_ERR_UNSUPPORTED,
                                 "forced schedule '%s:%s' does not support this problem: %s",
                                 s->name, s->config_names[c], reason);
-        *out = (convnd_plan){i, c};
+        *out = (convnd_choice){i, c};
         return CONVND_OK;
     }
-    int32_t first = -1;
-    char other[512];
-    for (int32_t c = 0; c < s->num_configs; ++c) {
-        if (!s->supports(p, c, first < 0 && c == 0 ? reason : other,
-                         first < 0 && c == 0 ? sizeof reason : sizeof other))
-            continue;
-        if (s->worth_routing && s->worth_routing(p, c)) {
-            *out = (convnd_plan){i, c};
-            return CONVND_OK;
-        }
-        if (first < 0) first = c;
-    }
-    if (first < 0)
+    if (!heuristic(p, i, out, NULL, reason, sizeof reason))
         return convnd_error(CONVND_ERR_UNSUPPORTED,
                             "forced schedule '%s' does not support this problem: %s", s->name,
                             reason);
-    *out = (convnd_plan){i, first};
     return CONVND_OK;
 }
 
-convnd_status convnd_plan_heuristic(const convnd_problem *p, convnd_plan *out) {
-    convnd_plan fallback = {-1, -1};
-    char reason[512];
-    for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
-        const convnd_schedule *s = convnd_schedule_table[i];
-        for (int32_t c = 0; c < s->num_configs; ++c) {
-            if (!s->supports(p, c, reason, sizeof reason)) continue;
-            if (s->worth_routing && s->worth_routing(p, c)) {
-                *out = (convnd_plan){i, c};
-                return CONVND_OK;
-            }
-            if (fallback.schedule < 0) fallback = (convnd_plan){i, c};
+convnd_status convnd_choose_heuristic(const convnd_problem *p, convnd_choice *out,
+                                      convnd_choice_source *source) {
+    if (!heuristic(p, -1, out, source, NULL, 0))
+        return convnd_error(CONVND_ERR_NO_SCHEDULE, "no schedule supports this problem");
+    return CONVND_OK;
+}
+
+int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
+                              convnd_device device) {
+    return opts && opts->autotune && p->mode != CONVND_WGRAD && !convnd_forced_spec(opts) &&
+           convnd_autotune_runs_on(device);
+}
+
+static convnd_status choose(const convnd_problem *p, const convnd_conv_params *params,
+                            const convnd_options *opts, convnd_device device,
+                            const convnd_tune_buffers *tune, convnd_choice *out,
+                            convnd_choice_source *source) {
+    convnd_choice_source ignored;
+    if (!source) source = &ignored;
+    const char *forced = convnd_forced_spec(opts);
+    if (forced) {
+        *source = opts && opts->schedule ? CONVND_CHOSEN_FORCED_OPTION : CONVND_CHOSEN_FORCED_ENV;
+        return convnd_choose_forced(p, forced, out);
+    }
+    if (convnd_wants_autotune(p, opts, device)) {
+        if (convnd_autotune_lookup(p, opts->autotune_cache_file, out)) {
+            *source = CONVND_CHOSEN_AUTOTUNE_CACHE;
+            return CONVND_OK;
+        }
+        if (tune &&
+            convnd_autotune(p, params, device, tune, opts->autotune_cache_file, out) == CONVND_OK) {
+            *source = CONVND_CHOSEN_AUTOTUNE_TIMED;
+            return CONVND_OK;
         }
     }
-    if (fallback.schedule < 0)
-        return convnd_error(CONVND_ERR_NO_SCHEDULE, "no schedule supports this problem");
-    *out = fallback;
-    return CONVND_OK;
+    return convnd_choose_heuristic(p, out, source);
 }
 
-convnd_status convnd_plan_choose(const convnd_problem *p, const convnd_options *opts,
-                                 convnd_device device, convnd_plan *out) {
-    const char *forced = convnd_plan_forced_spec(opts);
-    if (forced) return convnd_plan_forced(p, forced, out);
-    if (device == CONVND_DEVICE_GPU && opts && opts->autotune &&
-        convnd_autotune_lookup(p, opts->autotune_cache_file, out))
-        return CONVND_OK;
-    return convnd_plan_heuristic(p, out);
+convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,
+                            const convnd_options *opts, convnd_device device,
+                            const convnd_tune_buffers *tune, convnd_choice *out,
+                            convnd_choice_source *source) {
+    convnd_params_share(p, params); /* every supports() below reuses them */
+    const convnd_status st = choose(p, params, opts, device, tune, out, source);
+    convnd_params_share(NULL, NULL);
+    return st;
 }

@@ -1,68 +1,63 @@
 /* The planner: which (schedule, configuration) runs a problem. A forced choice (API option or
- * environment CONVND_SCHEDULE) wins; else, on the GPU with autotune on, the measured winner;
- * else the heuristic table documented at the top of planner.c. */
+ * environment CONVND_SCHEDULE) wins; else, with autotune on, the measured winner (the planner
+ * asks autotune.c, never the other way round); else the heuristic table documented at the top
+ * of planner.c. */
 #ifndef CONVND_PLANNER_H
 #define CONVND_PLANNER_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "schedule.h"
+#include "autotune.h"
+#include "registry.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct convnd_plan {
-    int32_t schedule; /* index in convnd_schedule_table */
-    int32_t config;
-} convnd_plan;
-
 /* Every function below takes a valid problem whose y_layout is resolved (never AUTO). */
 
+/* How a choice was made, for convnd_plan_describe. */
+typedef enum convnd_choice_source {
+    CONVND_CHOSEN_FORCED_OPTION, /* convnd_options.schedule */
+    CONVND_CHOSEN_FORCED_ENV,    /* $CONVND_SCHEDULE */
+    CONVND_CHOSEN_AUTOTUNE_CACHE,
+    CONVND_CHOSEN_AUTOTUNE_TIMED,
+    CONVND_CHOSEN_HEURISTIC_ROUTED,  /* the first candidate worth routing */
+    CONVND_CHOSEN_HEURISTIC_FALLBACK /* none worth routing: the first that supports */
+} convnd_choice_source;
+
 /* The forced spec in effect: opts->schedule, else a non-empty $CONVND_SCHEDULE, else NULL. */
-const char *convnd_plan_forced_spec(const convnd_options *opts);
+const char *convnd_forced_spec(const convnd_options *opts);
 
-/* Parses "name" or "name:config" (config by name or decimal index). Unknown name or config:
- * CONVND_ERR_INVALID_ARGUMENT with a message listing the valid ones. A schedule (or, without a
- * config, every config of it) that does not support p: CONVND_ERR_UNSUPPORTED with its reason.
- * Without a config, the first supporting config that is worth routing, else the first
- * supporting one. */
-convnd_status convnd_plan_forced(const convnd_problem *p, const char *spec, convnd_plan *out);
+/* A spec (convnd_parse_spec's grammar) that does not support p: CONVND_ERR_UNSUPPORTED with the
+ * schedule's reason. Without a config, the first supporting config that is worth routing, else
+ * the first supporting one. */
+convnd_status convnd_choose_forced(const convnd_problem *p, const char *spec, convnd_choice *out);
 
-/* The heuristic: the first (schedule, config) in table order that supports p and is worth
- * routing; else the first that supports p (the universal direct schedule always does). */
-convnd_status convnd_plan_heuristic(const convnd_problem *p, convnd_plan *out);
+/* The heuristic: the first candidate worth routing; else the first that supports p (the
+ * universal direct schedule always does). source may be NULL. */
+convnd_status convnd_choose_heuristic(const convnd_problem *p, convnd_choice *out,
+                                      convnd_choice_source *source);
 
-/* The plan without running anything: forced, else (autotune on the GPU) a cached winner, else
- * the heuristic. What convnd_plan_name and convnd_workspace_size report. */
-convnd_status convnd_plan_choose(const convnd_problem *p, const convnd_options *opts,
-                                 convnd_device device, convnd_plan *out);
+/* Forced, else (autotune) a cached winner, else, when tune is not NULL and autotune may run on
+ * device, the winner of timing every candidate on tune's buffers, else the heuristic.
+ * source may be NULL. */
+convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,
+                            const convnd_options *opts, convnd_device device,
+                            const convnd_tune_buffers *tune, convnd_choice *out,
+                            convnd_choice_source *source);
 
-/* Workspace bytes of plan on p. */
-size_t convnd_plan_workspace(const convnd_problem *p, convnd_plan plan);
+/* 1 when opts ask for autotune, nothing is forced, device may run it and p is not a weight
+ * gradient (autotune times into a y-shaped scratch; wgrad's output is dw: heuristic only). */
+int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
+                              convnd_device device);
 
-/* "schedule:config" */
-const char *convnd_plan_schedule_name(convnd_plan plan);
-const char *convnd_plan_config_name(convnd_plan plan);
+/* Workspace bytes of choice on p. */
+size_t convnd_choice_workspace(const convnd_problem *p, convnd_choice choice);
 
-/* ---- autotune (schedules/autotune.c) ------------------------------------------------------- */
-
-/* A hash of every field of the problem (the fields that are read: per-dim arrays up to dims). */
-uint64_t convnd_problem_key(const convnd_problem *p);
-
-/* The cached winner for p (in memory, else in cache_file when not NULL). 1 when found. */
-int32_t convnd_autotune_lookup(const convnd_problem *p, const char *cache_file, convnd_plan *out);
-
-/* Times every (schedule, config) that supports the problem and fits the given workspace, once
- * after a warm-up, on the GPU with CUDA events and a's buffers (y is overwritten, so the caller
- * must launch the winner afterwards), caches and returns the winner. Only on the GPU; when y is
- * also read (z == y with beta != 0) candidates cannot be run repeatedly, so it returns the
- * heuristic's plan without caching it. */
-convnd_status convnd_autotune(const convnd_launch_args *a, const char *cache_file,
-                              convnd_plan *out);
-
-/* Largest workspace among the candidates autotune would try (so that it can try them all). */
-size_t convnd_autotune_workspace(const convnd_problem *p);
+/* "schedule" and "config" of a choice */
+const char *convnd_choice_schedule_name(convnd_choice choice);
+const char *convnd_choice_config_name(convnd_choice choice);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,11 @@
 /* The schedule table and the public listing API (convnd.h "schedules"). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
 #include "error.h"
+#include "refuse.h"
+#include "registry.h"
 
 /* Planner priority order: the planner takes the first (schedule, config) that supports the
  * problem and is worth routing (schedules/planner.c documents the heuristic). Specialised
@@ -14,10 +14,13 @@ const convnd_schedule *const convnd_schedule_table[] = {
     &convnd_schedule_depthwise,    /* groups == C_in (the implicit GEMM declines them) */
     &convnd_schedule_grouped,      /* few channels per group */
     &convnd_schedule_tiled_direct, /* stems: C_in <= 8 */
+    &convnd_schedule_hopper_igemm, /* sm_90: wgmma + TMA (routed on a CC 9.0 GPU only) */
     &convnd_schedule_igemm_tc,
     &convnd_schedule_igemm_simt,
     &convnd_schedule_convT_tc, /* transposed: phase-decomposed implicit GEMM */
     &convnd_schedule_convT_simt,
+    &convnd_schedule_wgrad_splitk,  /* wgrad: few dw elements, long reduction */
+    &convnd_schedule_wgrad_direct,  /* wgrad: the fallback */
     &convnd_schedule_cublas_im2col, /* never worth routing: a reference, forced only */
     &convnd_schedule_direct,
 };
@@ -89,46 +92,87 @@ const char *convnd_schedule_config_name(int32_t i, int32_t config) {
     return config >= 0 && config < s->num_configs ? s->config_names[config] : NULL;
 }
 
-/* Writes the reason (printf-style) and returns 0, "not supported". */
-static int32_t unsupported(char *reason, size_t reason_len, const char *fmt, ...)
-    CONVND_PRINTF(3, 4);
-static int32_t unsupported(char *reason, size_t reason_len, const char *fmt, ...) {
-    if (reason && reason_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(reason, reason_len, fmt, ap);
-        va_end(ap);
+/* A caller's string echoed in a message: its first 64 characters (then "..."), so that a huge
+ * one cannot push the reason out of the message. */
+#define ECHO_MAX 64
+#define ECHO_FMT "%.*s%s"
+#define ECHO_ARGS(str)                                                                             \
+    (int)(strlen(str) > ECHO_MAX ? ECHO_MAX : strlen(str)), (str),                                 \
+        (strlen(str) > ECHO_MAX ? "..." : "")
+
+convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *config) {
+    const char *colon = strchr(spec, ':');
+    const size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
+    const int32_t i = convnd_schedule_find(spec, name_len);
+    if (i < 0) {
+        char names[512];
+        convnd_schedule_list_names(names, sizeof names);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "schedule='" ECHO_FMT "': unknown schedule (valid: %s)",
+                            ECHO_ARGS(spec), names);
+    }
+    const convnd_schedule *s = convnd_schedule_table[i];
+    const int32_t c = colon ? convnd_schedule_find_config(s, colon + 1) : -1;
+    if (colon && c < 0) {
+        char configs[512];
+        convnd_schedule_list_configs(s, configs, sizeof configs);
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "schedule='" ECHO_FMT "': unknown configuration '" ECHO_FMT
+                            "' of '%s' (valid: %s, or an index 0..%d)",
+                            ECHO_ARGS(spec), ECHO_ARGS(colon + 1), s->name, configs,
+                            (int)s->num_configs - 1);
+    }
+    *schedule = i;
+    *config = c;
+    return CONVND_OK;
+}
+
+int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule,
+                                  convnd_candidate_visit visit, void *ctx, char *first_reason,
+                                  size_t first_reason_len) {
+    int32_t first = 1;
+    for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
+        if (only_schedule >= 0 && i != only_schedule) continue;
+        const convnd_schedule *s = convnd_schedule_table[i];
+        for (int32_t c = 0; c < s->num_configs; ++c) {
+            /* only the first refusal's reason is kept: the others are not formatted at all */
+            const int32_t keep = first && first_reason && first_reason_len;
+            first = 0;
+            if (!s->supports(p, c, keep ? first_reason : NULL, keep ? first_reason_len : 0))
+                continue;
+            const int32_t stop = visit((convnd_choice){i, c}, ctx);
+            if (stop) return stop;
+        }
     }
     return 0;
+}
+
+static int32_t stop_at_first(convnd_choice choice, void *ctx) {
+    (void)choice;
+    (void)ctx;
+    return 1;
 }
 
 int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, char *reason,
                                  size_t reason_len) {
     if (reason && reason_len) reason[0] = '\0';
-    if (!schedule || !p) return unsupported(reason, reason_len, "NULL schedule or problem");
+    if (!schedule || !p) return convnd_refuse(reason, reason_len, "NULL schedule or problem");
     if (convnd_validate(p) != CONVND_OK)
-        return unsupported(reason, reason_len, "invalid problem: %s", convnd_last_error());
-    const char *colon = strchr(schedule, ':');
-    const size_t name_len = colon ? (size_t)(colon - schedule) : strlen(schedule);
-    const int32_t i = convnd_schedule_find(schedule, name_len);
-    if (i < 0) return unsupported(reason, reason_len, "unknown schedule '%s'", schedule);
-    const convnd_schedule *s = convnd_schedule_table[i];
+        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
+    int32_t i, c;
+    if (convnd_parse_spec(schedule, &i, &c) != CONVND_OK) {
+        convnd_refuse(reason, reason_len, "%s", convnd_last_error());
+        convnd_clear_error();
+        return 0;
+    }
     convnd_problem q;
     convnd_problem_resolve_layout(p, &q);
     /* schedules always get a real buffer, whatever the caller passed */
-    char why[512] = "", other[512];
-    int32_t ok = 0;
-    if (colon) {
-        const int32_t c = convnd_schedule_find_config(s, colon + 1);
-        if (c < 0)
-            return unsupported(reason, reason_len, "unknown configuration '%s' of schedule '%s'",
-                               colon + 1, s->name);
-        ok = s->supports(&q, c, why, sizeof why);
-    } else {
-        /* any configuration will do; when none does, report the first one's reason */
-        for (int32_t c = 0; c < s->num_configs && !ok; ++c)
-            ok = s->supports(&q, c, c == 0 ? why : other, c == 0 ? sizeof why : sizeof other);
-    }
-    if (ok) return 1;
-    return unsupported(reason, reason_len, "%s", why);
+    char why[512] = "";
+    const convnd_schedule *s = convnd_schedule_table[i];
+    if (c >= 0 ? s->supports(&q, c, why, sizeof why)
+               : convnd_for_each_candidate(&q, i, stop_at_first, NULL, why, sizeof why))
+        return 1;
+    /* any configuration would do; when none does, the first one's reason */
+    return convnd_refuse(reason, reason_len, "%s", why);
 }

@@ -14,6 +14,7 @@ extern "C" {
 #endif
 
 /* ---- the entries (one line per schedule) --------------------------------------------------- */
+extern const convnd_schedule convnd_schedule_hopper_igemm;
 extern const convnd_schedule convnd_schedule_igemm_tc;
 extern const convnd_schedule convnd_schedule_igemm_simt;
 extern const convnd_schedule convnd_schedule_direct;
@@ -23,8 +24,30 @@ extern const convnd_schedule convnd_schedule_tiled_direct;
 extern const convnd_schedule convnd_schedule_cublas_im2col;
 extern const convnd_schedule convnd_schedule_convT_tc;
 extern const convnd_schedule convnd_schedule_convT_simt;
+extern const convnd_schedule convnd_schedule_wgrad_splitk;
+extern const convnd_schedule convnd_schedule_wgrad_direct;
 
 /* ---- lookups -------------------------------------------------------------------------------- */
+
+/* A (schedule, configuration) pair: indices into convnd_schedule_table and its configs. */
+typedef struct convnd_choice {
+    int32_t schedule;
+    int32_t config;
+} convnd_choice;
+
+/* The one parser of "name" or "name:config" (config by name or decimal index): *schedule and
+ * *config (-1 when the spec names no config). Unknown name or config: CONVND_ERR_INVALID_ARGUMENT
+ * with a message listing the valid ones. */
+convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *config);
+
+/* The one candidate loop: calls visit(choice, ctx) for each (schedule, config) that supports p,
+ * in planner order (only schedule only_schedule when it is >= 0), until visit returns nonzero.
+ * Returns that nonzero value, or 0 when the loop ran out. The reason the first candidate
+ * refused goes to first_reason when it is not NULL. p is valid with y_layout resolved. */
+typedef int32_t (*convnd_candidate_visit)(convnd_choice choice, void *ctx);
+int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule,
+                                  convnd_candidate_visit visit, void *ctx, char *first_reason,
+                                  size_t first_reason_len);
 
 /* Index in convnd_schedule_table of the schedule named by the first name_len chars of name, or
  * -1 when there is none. */

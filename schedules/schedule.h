@@ -20,6 +20,26 @@ typedef struct convnd_schedule {
     convnd_status (*launch)(const convnd_launch_args *a);
 } convnd_schedule;
 
+#ifdef CONVND_HAVE_CUDA
+#define CONVND_LAUNCHER_OF(name)                                                                   \
+    { convnd_emu_##name, convnd_gpu_##name }
+#else
+#define CONVND_LAUNCHER_OF(name)                                                                   \
+    { convnd_emu_##name, NULL }
+#endif
+
+/* A launcher as data (both builds of one kernel), for host descriptors that pick one by table. */
+typedef struct convnd_launcher {
+    convnd_status (*emu)(const convnd_launch_args *a);
+    convnd_status (*gpu)(const convnd_launch_args *a); /* NULL without CUDA */
+} convnd_launcher;
+
+static inline convnd_status convnd_launch_on(const convnd_launcher *l,
+                                             const convnd_launch_args *a) {
+    if (a->device != CONVND_DEVICE_GPU) return l->emu(a);
+    return l->gpu ? l->gpu(a) : CONVND_ERR_DEVICE;
+}
+
 /* The table, in planner priority order. */
 extern const convnd_schedule *const convnd_schedule_table[];
 extern const int32_t convnd_schedule_table_size;

@@ -27,7 +27,8 @@ static int32_t tiled_supports(const convnd_problem *p, int32_t config, char *rea
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len,
-                             "mode=transposed: the tiled_direct schedule is forward only");
+                             "mode=%s: the tiled_direct schedule is forward only",
+                             convnd_mode_name(p->mode));
     convnd_conv_params params;
     if (convnd_params_from_problem(p, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());

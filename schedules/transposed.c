@@ -39,14 +39,13 @@
  *   tiles >= 96: 3/4 of a wave on an H200's 132 SMs; cout_g >= 3/4 BN: at most a quarter of
  *   the tile's columns idle. The phase split costs a partial row block per phase, which these
  *   counts ignore (at most S0*S1*S2 extra blocks). */
-#include "launchers.h"
-#include "registry.h"
+#include "convT_limits.h"
 #include "error.h"
+#include "gemm_family.h"
+#include "launchers.h"
 #include "problem_internal.h"
 #include "refuse.h"
-#include "gemm_tiles.h"
-#include "convT_limits.h"
-
+#include "registry.h"
 /* convT's own refusals: forward mode, and the phase limits. */
 static int32_t convT_mode_and_phases(const convnd_problem *p, char *reason, size_t reason_len) {
     if (p->mode != CONVND_TRANSPOSED)
@@ -75,60 +74,5 @@ static int32_t convT_mode_and_phases(const convnd_problem *p, char *reason, size
     return 1;
 }
 
-static int32_t convT_tc_supports(const convnd_problem *p, int32_t config, char *reason,
-                                 size_t reason_len) {
-    return convT_mode_and_phases(p, reason, reason_len) &&
-           convnd_gemm_supports(p, &convnd_gemm_tc_tiles, config, 1, "convT_tc", "convT_simt",
-                                reason, reason_len);
-}
-
-static int32_t convT_simt_supports(const convnd_problem *p, int32_t config, char *reason,
-                                   size_t reason_len) {
-    return convT_mode_and_phases(p, reason, reason_len) &&
-           convnd_gemm_supports(p, &convnd_gemm_simt_tiles, config, 0, "convT_simt", "convT_tc",
-                                reason, reason_len);
-}
-
-/* The heuristic table in the header comment (the forward implicit GEMM's). */
-static int32_t convT_tc_worth_routing(const convnd_problem *p, int32_t config) {
-    return convnd_gemm_worth_routing(p, CONVND_TRANSPOSED, &convnd_gemm_tc_tiles, config);
-}
-
-static int32_t convT_simt_worth_routing(const convnd_problem *p, int32_t config) {
-    return convnd_gemm_worth_routing(p, CONVND_TRANSPOSED, &convnd_gemm_simt_tiles, config);
-}
-
-static convnd_status convT_tc_launch(const convnd_launch_args *a) {
-    switch (a->params.dtype) {
-    case CONVND_F16:
-        return CONVND_CALL_LAUNCHER(convT_tc_f16, a);
-    case CONVND_BF16:
-        return CONVND_CALL_LAUNCHER(convT_tc_bf16, a);
-    default:
-        return CONVND_CALL_LAUNCHER(convT_tc_tf32, a);
-    }
-}
-
-static convnd_status convT_simt_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(convT_simt, a);
-}
-
-const convnd_schedule convnd_schedule_convT_tc = {
-    .name = "convT_tc",
-    .num_configs = CONVND_GEMM_TC_COUNT,
-    .config_names = convnd_gemm_tc_names,
-    .supports = convT_tc_supports,
-    .worth_routing = convT_tc_worth_routing,
-    .workspace_size = NULL,
-    .launch = convT_tc_launch,
-};
-
-const convnd_schedule convnd_schedule_convT_simt = {
-    .name = "convT_simt",
-    .num_configs = CONVND_GEMM_SIMT_COUNT,
-    .config_names = convnd_gemm_simt_names,
-    .supports = convT_simt_supports,
-    .worth_routing = convT_simt_worth_routing,
-    .workspace_size = NULL,
-    .launch = convT_simt_launch,
-};
+/* The heuristic table in the header comment is the forward implicit GEMM's. */
+CONVND_GEMM_FAMILY(convT, CONVND_TRANSPOSED, convT_mode_and_phases);

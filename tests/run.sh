@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need when missing, builds (CUDA kernels too when nvcc
-# is present), and runs the whole Criterion suite. Without a GPU every kernel runs on the emulated
-# device; with one, on the GPU.
+# is present), and runs the whole Criterion suite, then the Python package's tests. Without a GPU
+# every kernel runs on the emulated device; with one, on the GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,3 +16,12 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_CUDA="${CONVND
   ${CONVND_CMAKE_ARGS:-}
 cmake --build "$build" -j"$(nproc)"
 "$build"/tests/convnd_tests --jobs "$(nproc)" "$@"
+
+# The PyTorch package (python/): installed against the libconvnd.so just built, then its pytest
+# suite (CPU tensors on the emulated device; CUDA tensors too when there is a GPU). Skipped when
+# the Criterion run was filtered (arguments given) or CONVND_SKIP_PYTHON=1.
+if [ $# -eq 0 ] && [ "${CONVND_SKIP_PYTHON:-0}" != 1 ]; then
+  bash tests/install_python_deps.sh
+  CONVND_LIB_DIR="$(cd "$build" && pwd)" python3 -m pip install -q --no-build-isolation ./python
+  python3 -m pytest -q python/tests
+fi

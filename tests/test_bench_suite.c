@@ -92,7 +92,9 @@ Test(bench_suite, format_row_round_trips) {
     const char *rows[] = {
         "resnet50_stem_7x7,stem,forward,32,3,64,1,224x224,7x7,2x2,1x1,3x3,3x3,bf16,cl",
         "causal_dw_conv1d,causal,forward,1,12288,12288,12288,16384,4,1,1,3,0,bf16,cl",
-        "up,t,transposed,2,16,8,2,5x6x7,3x3x3,2x1x2,1x1x1,1x-1x0,0x2x-1,f32,cf"};
+        "up,t,transposed,2,16,8,2,5x6x7,3x3x3,2x1x2,1x1x1,1x-1x0,0x2x-1,f32,cf",
+        "g,b,wgrad,2,8,8,2,9x9,3x3,2x2,1x1,1x1,0x0,f16,cl",
+        "d,b,dgrad,2,8,4,1,8x8,3x3,2x2,1x1,1x1,1x1,bf16,cf"};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
         const bench_problem bp = parse_ok(rows[i]);
         char buf[512];
@@ -105,18 +107,22 @@ Test(bench_suite, loads_the_shipped_suite) {
     int n = 0;
     char err[1024] = "";
     cr_assert(bench_load_suite(SUITE_PATH, &list, &n, err, sizeof err), "%s", err);
-    cr_assert_eq(n, 21, "the suite holds 21 problems, read %d", n);
+    cr_assert_eq(n, 34, "the suite holds 34 problems, read %d", n);
     cr_assert_str_eq(list[0].name, "resnet50_3x3_56");
-    cr_assert_str_eq(list[n - 1].name, "resnet50_3x3_14_nchw");
-    int transposed = 0, dims3 = 0, dims1 = 0;
+    cr_assert_str_eq(list[n - 1].name, "resnet50_3x3_14_f32_wgrad");
+    int transposed = 0, dims3 = 0, dims1 = 0, wgrad = 0, dgrad = 0;
     for (int i = 0; i < n; ++i) {
         transposed += list[i].p.mode == CONVND_TRANSPOSED;
+        wgrad += list[i].p.mode == CONVND_WGRAD;
+        dgrad += list[i].dgrad;
         dims3 += list[i].p.dims == 3;
         dims1 += list[i].p.dims == 1;
     }
-    cr_assert_eq(transposed, 2);
-    cr_assert_eq(dims3, 2);
-    cr_assert_eq(dims1, 1);
+    cr_assert_eq(transposed, 7, "2 transposed rows and 5 dgrad rows (run transposed)");
+    cr_assert_eq(wgrad, 8);
+    cr_assert_eq(dgrad, 5);
+    cr_assert_eq(dims3, 3);
+    cr_assert_eq(dims1, 3);
     free(list);
 }
 

@@ -150,6 +150,32 @@ Test(bench_validate, the_peers_validate_and_unsupported_rows_are_skipped) {
     cr_assert(strstr(rows[1].note, "transposed"), "%s", rows[1].note);
 }
 
+/* Backward rows: wgrad through the wgrad schedules (and the planner), dgrad as its transposed
+ * problem; validated on the reduced copy like every row; cuDNN skipped off the GPU. */
+Test(bench_validate, backward_rows_validate) {
+    const char *rows_text[] = {"w,test,wgrad,2,6,6,6,40x9,3x3,2x1,1x1,1x1,1x1,bf16,cl",
+                               "w2,test,wgrad,1,4,6,2,12,4,1,1,3,0,f32,cf",
+                               "d,test,dgrad,2,4,6,1,9x8,3x3,2x2,1x1,1x1,1x1,f16,cl"};
+    const bench_candidate cands[4] = {
+        make_candidate("auto", "", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_splitk", "wgrad_splitk:s8", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_direct", "wgrad_direct", &bench_convnd_ops, NULL),
+        make_candidate("cuDNN", "", &bench_cudnn_ops, NULL)};
+    const bench_config cfg = small_config();
+    for (size_t r = 0; r < sizeof rows_text / sizeof rows_text[0]; ++r) {
+        const bench_problem bp = problem(rows_text[r]);
+        const int wgrad = bp.p.mode == CONVND_WGRAD;
+        bench_row rows[4];
+        bench_run_problem(&bp, cands, 4, &cfg, rows);
+        cr_assert_eq(rows[0].status, BENCH_OK, "%s auto: %s", bp.name, rows[0].note);
+        for (int i = 1; i < 3; ++i)
+            cr_assert_eq(rows[i].status, wgrad ? BENCH_OK : BENCH_SKIPPED, "%s %s: %s", bp.name,
+                         rows[i].candidate, rows[i].note);
+        if (convnd_active_device() != CONVND_DEVICE_GPU || !bench_have_cudnn())
+            cr_assert_eq(rows[3].status, BENCH_SKIPPED, "%s", rows[3].note);
+    }
+}
+
 Test(bench_validate, the_candidate_list) {
     bench_candidate c[64];
     int32_t n = 0;

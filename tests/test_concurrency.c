@@ -145,17 +145,17 @@ static void *cache_worker(void *arg) {
     for (int k = 0; k < w->iterations; ++k) {
         const int i = (k * 7 + w->id * 5) % CACHED_PROBLEMS;
         const convnd_problem p = cached_problem(i);
-        convnd_plan plan = {-1, -1};
+        convnd_choice plan = {-1, -1};
         /* half the lookups may only find it in memory, after some thread read the file */
         const char *file = k % 2 ? NULL : w->cache_file;
         if (!convnd_autotune_lookup(&p, file, &plan)) {
             if (file) fail(w, "problem %d not found in the cache file", i);
             continue;
         }
-        if (strcmp(convnd_plan_schedule_name(plan), "direct") != 0 ||
+        if (strcmp(convnd_choice_schedule_name(plan), "direct") != 0 ||
             plan.config != expected_config(i))
             fail(w, "problem %d: cached plan %s:%s, expected direct config %d", i,
-                 convnd_plan_schedule_name(plan), convnd_plan_config_name(plan),
+                 convnd_choice_schedule_name(plan), convnd_choice_config_name(plan),
                  expected_config(i));
         char name[128];
         if (convnd_plan_name(&p, NULL, name, sizeof name) != CONVND_OK)

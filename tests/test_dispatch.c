@@ -355,10 +355,10 @@ Test(dispatch, autotune_cache_file_lookup) {
             key, key);
     fprintf(f, "%016llx direct:t999\n", key); /* stale config: ignored */
     fclose(f);
-    convnd_plan plan;
+    convnd_choice plan;
     cr_assert(convnd_autotune_lookup(&p, path, &plan), "cached plan not found");
     cr_expect_eq(plan.config, 1, "the last valid line wins");
-    cr_expect_str_eq(convnd_plan_schedule_name(plan), "direct");
+    cr_expect_str_eq(convnd_choice_schedule_name(plan), "direct");
     /* now in memory: found without the file */
     remove(path);
     cr_expect(convnd_autotune_lookup(&p, NULL, &plan));

@@ -31,8 +31,14 @@
 #define MAX_SCHEDULE_CONFIGS 256
 static test_schedule_config all_schedule_configs[MAX_SCHEDULE_CONFIGS];
 
+/* The wgrad schedules run weight-gradient problems only: tests/test_wgrad.c is their suite. */
 static size_t list_schedule_configs(void) {
-    return test_list_schedule_configs(NULL, all_schedule_configs, MAX_SCHEDULE_CONFIGS);
+    const size_t n = test_list_schedule_configs(NULL, all_schedule_configs, MAX_SCHEDULE_CONFIGS);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (strncmp(convnd_schedule_table[all_schedule_configs[i].schedule]->name, "wgrad_", 6))
+            all_schedule_configs[kept++] = all_schedule_configs[i];
+    return kept;
 }
 
 #define FEATURE_COUNT test_feature_table_count

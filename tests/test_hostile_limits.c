@@ -13,7 +13,7 @@
 
 #include "convnd.h"
 #include "emu_internal.h"
-#include "planner.h"
+#include "autotune.h"
 #include "test_conv_case.h"
 #include "test_schedule_runs.h"
 
@@ -84,7 +84,7 @@ Test(hostile_limits, autotune_cache_that_is_not_a_regular_file_never_blocks) {
     snprintf(path, sizeof path, "%s/cache", fifo);
     cr_assert_eq(mkfifo(path, 0600), 0);
     const convnd_problem p = test_parse_valid("fwd 2d Ci=4 Co=4 I=8 K=3");
-    convnd_plan plan;
+    convnd_choice plan;
     /* a FIFO without a writer (fopen would wait for one forever), then a device */
     cr_expect_eq(convnd_autotune_lookup(&p, path, &plan), 0);
     cr_expect_eq(convnd_autotune_lookup(&p, "/dev/zero", &plan), 0);

@@ -83,8 +83,8 @@ Test(validate, dims_out_of_range) {
 
 Test(validate, enums_out_of_range) {
     convnd_problem p = base2d();
-    p.mode = (convnd_mode)2;
-    expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "mode=2");
+    p.mode = (convnd_mode)3;
+    expect_status(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT, "mode=3");
     p = base2d();
     p.dtype = (convnd_dtype)3;
     expect_status(convnd_validate(&p), CONVND_ERR_UNSUPPORTED, "dtype=3 is not supported");

@@ -24,7 +24,7 @@ ALLOWED = {
 }
 # Narrower still: of core/, kernels see only the launch ABI and device only error reporting.
 ONLY_FROM = {
-    ("kernels", "core"): {"launch_abi.h", "conv_params.h", "error.h"},
+    ("kernels", "core"): {"launch_abi.h", "conv_params.h", "causal_params.h", "error.h"},
     ("device", "core"): {"error.h"},
 }
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh", ".cpp")

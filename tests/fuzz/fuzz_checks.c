@@ -121,7 +121,7 @@ static void check_metrics(const convnd_problem *p, const size_model *m, convnd_s
     convnd_clear_error();
     expect_status(p, convnd_min_bytes(p, &bytes), st, "convnd_min_bytes");
     if (st != CONVND_OK) return;
-    const int fwd = p->mode == CONVND_FORWARD;
+    const int fwd = p->mode != CONVND_TRANSPOSED; /* wgrad: the forward's multiply-adds */
     long double f = 2.0L * (long double)p->N * (long double)(fwd ? p->C_out : p->C_in) *
                     (long double)((fwd ? p->C_in : p->C_out) / p->groups);
     for (int t = 0; t < p->dims; ++t)
@@ -130,7 +130,7 @@ static void check_metrics(const convnd_problem *p, const size_model *m, convnd_s
     long double e = (long double)m->numel[CONVND_X] + (long double)m->numel[CONVND_W] +
                     (long double)m->numel[CONVND_Y];
     if (p->has_bias) e += (long double)m->numel[CONVND_BIAS];
-    if (p->has_z) e += (long double)m->numel[CONVND_Y];
+    if (p->has_z) e += (long double)m->numel[CONVND_Z];
     FUZZ_CHECK(p, close_to(bytes, e * m->elem_bytes), "min bytes %g, model %Lg", bytes,
                e * m->elem_bytes);
 }
@@ -329,6 +329,14 @@ static void check_planner(const convnd_problem *p, convnd_status st, fuzz_input 
 /* ---- conv_nd's pointer checks, with pointers that are never dereferenced ------------------- */
 
 enum { FAKE_X, FAKE_W, FAKE_BIAS, FAKE_Z, FAKE_TENSORS };
+
+/* conv_nd's second operand and output: w -> y, or in wgrad mode dy (y's shape) -> dw (w's). */
+static convnd_tensor operand_tensor(const convnd_problem *p) {
+    return p->mode == CONVND_WGRAD ? CONVND_Y : CONVND_W;
+}
+static convnd_tensor output_tensor(const convnd_problem *p) {
+    return p->mode == CONVND_WGRAD ? CONVND_W : CONVND_Y;
+}
 static const char *const fake_names[FAKE_TENSORS] = {"x", "w", "bias", "z"};
 
 /* Addresses stay in [4 KiB, 2^48) like real ones; y sits at 2^40. */
@@ -363,10 +371,10 @@ static convnd_status expected_call_status(const convnd_problem *p, const i128 by
 
 static void check_call_contract(const convnd_problem *p, const size_model *m, fuzz_input *in) {
     const int64_t eb = m->elem_bytes;
-    const i128 bytes[FAKE_TENSORS] = {(i128)m->numel[CONVND_X] * eb, (i128)m->numel[CONVND_W] * eb,
-                                      (i128)m->numel[CONVND_BIAS] * eb,
-                                      (i128)m->numel[CONVND_Y] * eb};
-    const i128 y_bytes = (i128)m->numel[CONVND_Y] * eb;
+    const i128 bytes[FAKE_TENSORS] = {
+        (i128)m->numel[CONVND_X] * eb, (i128)m->numel[operand_tensor(p)] * eb,
+        (i128)m->numel[CONVND_BIAS] * eb, (i128)m->numel[output_tensor(p)] * eb};
+    const i128 y_bytes = (i128)m->numel[output_tensor(p)] * eb;
     const uintptr_t y = fuzz_byte(in) % 8 == 0 ? 0 : (uintptr_t)1 << 40;
     uintptr_t ptr[FAKE_TENSORS];
     for (int i = 0; i < FAKE_TENSORS; ++i) {
@@ -419,9 +427,9 @@ static void check_call_contract(const convnd_problem *p, const size_model *m, fu
  * with no workspace needed returns OK without touching anything. */
 static void check_call_planning(const convnd_problem *p, const size_model *m, fuzz_input *in) {
     const int64_t eb = m->elem_bytes;
-    const i128 bytes[FAKE_TENSORS] = {(i128)m->numel[CONVND_X] * eb, (i128)m->numel[CONVND_W] * eb,
-                                      (i128)m->numel[CONVND_BIAS] * eb,
-                                      (i128)m->numel[CONVND_Y] * eb};
+    const i128 bytes[FAKE_TENSORS] = {
+        (i128)m->numel[CONVND_X] * eb, (i128)m->numel[operand_tensor(p)] * eb,
+        (i128)m->numel[CONVND_BIAS] * eb, (i128)m->numel[output_tensor(p)] * eb};
     const uintptr_t y = (uintptr_t)1 << 40;
     const i128 y_bytes = bytes[FAKE_Z];
     /* consecutive regions after y: disjoint from it whatever the sizes */
@@ -465,7 +473,7 @@ static void check_call_planning(const convnd_problem *p, const size_model *m, fu
         snprintf(needed, sizeof needed, "%zu", need);
         FUZZ_CHECK(p, strstr(convnd_last_error(), needed),
                    "the workspace message does not name the %zu bytes needed", need);
-    } else if (m->numel[CONVND_Y] == 0) {
+    } else if (m->numel[output_tensor(p)] == 0) {
         convnd_clear_error();
         expect_status(p, conv_nd(p, x, w, bias, z, (void *)y, NULL, 0, NULL, spec ? &opts : NULL),
                       CONVND_OK, "conv_nd(empty y)");

@@ -68,7 +68,8 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
     const int64_t mode = (int64_t)p->mode, dtype = (int64_t)p->dtype;
     const int64_t xl = (int64_t)p->x_layout, wl = (int64_t)p->w_layout, yl = (int64_t)p->y_layout;
     const int64_t act = (int64_t)p->activation, math = (int64_t)p->math;
-    if (mode != 0 && mode != 1) rule(m);
+    if (mode < 0 || mode > 2) rule(m);
+    if (mode == 2 && (p->has_bias == 1 || act != 0)) rule(m); /* wgrad: no bias, no activation */
     if (dtype_bytes(dtype) == 0) rule(m);
     if ((xl != 0 && xl != 1) || (wl != 0 && wl != 1) || (yl < 0 || yl > 2)) rule(m);
     if (act < 0 || act > 3 || (math != 0 && math != 1)) rule(m);
@@ -125,7 +126,7 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
     m->y_layout = yl == CONVND_LAYOUT_AUTO
                       ? (xl == 1 || wl == 1 ? CONVND_CHANNELS_LAST : CONVND_CHANNELS_FIRST)
                       : (convnd_layout)yl;
-    const int fwd = mode == 0;
+    const int fwd = mode != 1; /* wgrad: the forward's weight shape (dw) */
     int64_t shape[CONVND_MAX_RANK];
     int ok = 1;
     shape[0] = p->N;
@@ -141,7 +142,14 @@ void size_model_eval(const convnd_problem *p, size_model *m) {
     shape[1] = p->C_out;
     memcpy(shape + 2, m->out, sizeof(int64_t) * (size_t)d);
     ok &= model_tensor(m, CONVND_Y, shape, d + 2, m->y_layout == CONVND_CHANNELS_LAST);
-    ok &= model_tensor(m, CONVND_Z, shape, d + 2, m->y_layout == CONVND_CHANNELS_LAST);
+    if (mode == 2) { /* z is dw_prev: w's shape and layout */
+        shape[0] = p->C_out;
+        shape[1] = p->C_in / p->groups;
+        memcpy(shape + 2, p->kernel, sizeof(int64_t) * (size_t)d);
+        ok &= model_tensor(m, CONVND_Z, shape, d + 2, wl == 1);
+    } else {
+        ok &= model_tensor(m, CONVND_Z, shape, d + 2, m->y_layout == CONVND_CHANNELS_LAST);
+    }
     if (!ok) m->may_overflow = 1;
     m->valid = ok && !m->rule_broken;
 }

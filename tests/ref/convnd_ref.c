@@ -19,7 +19,7 @@ typedef struct ref_geometry {
 static int64_t spec_output_size(const convnd_problem *p, int t) {
     int64_t e = p->dilation[t] * (p->kernel[t] - 1) + 1;
     int64_t pads = p->pad_before[t] + p->pad_after[t];
-    if (p->mode == CONVND_FORWARD) {
+    if (p->mode != CONVND_TRANSPOSED) { /* forward and wgrad: the forward's O */
         int64_t span = p->input[t] + pads - e;
         /* floor division: span may be negative, then O < 1 and validation has refused it */
         int64_t q = span / p->stride[t] - (span % p->stride[t] < 0);
@@ -64,7 +64,7 @@ static convnd_status make_geometry(const convnd_problem *p, ref_geometry *g) {
 
     int dims = p->dims;
     int64_t xshape[5] = {p->N, p->C_in}, wshape[5], yshape[5] = {p->N, p->C_out};
-    if (p->mode == CONVND_FORWARD) {
+    if (p->mode != CONVND_TRANSPOSED) {
         wshape[0] = p->C_out;
         wshape[1] = p->C_in / p->groups;
     } else {
@@ -137,6 +137,8 @@ static double *load_all(convnd_dtype dt, const void *data, int64_t numel) {
 
 convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const void *w,
                                   const void *bias, const void *z, double *y_exact, double *y_mag) {
+    if (p && p->mode == CONVND_WGRAD)
+        return CONVND_ERR_INVALID_ARGUMENT; /* not a conv: see below */
     ref_geometry g;
     convnd_status st = make_geometry(p, &g);
     if (st != CONVND_OK) return st;
@@ -222,6 +224,95 @@ convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void
     if (st == CONVND_OK)
         for (int64_t i = 0; i < yd.numel; i++)
             convnd_ref_store(p->dtype, y, i, exact[i]);
+    free(exact);
+    return st;
+}
+
+/* ---- weight gradient (SPEC §10) ------------------------------------------------------------ */
+
+/* Loads x (or dy) as f64 and checks the pointers; dw_numel elements of dw are then written. */
+static convnd_status wgrad_inputs(const convnd_problem *p, const ref_geometry *g, const void *x,
+                                  const void *dy, const void *z, double **xv, double **dyv) {
+    if ((g->x_numel > 0 && !x) || (g->y_numel > 0 && !dy) || (p->has_z && !z))
+        return CONVND_ERR_NULL_POINTER;
+    *xv = load_all(p->dtype, x, g->x_numel);
+    *dyv = load_all(p->dtype, dy, g->y_numel);
+    if (*xv && *dyv) return CONVND_OK;
+    free(*xv);
+    free(*dyv);
+    return CONVND_ERR_OUT_OF_MEMORY;
+}
+
+convnd_status convnd_ref_wgrad_f64(const convnd_problem *p, const void *x, const void *dy,
+                                   const void *z, double *dw_exact, double *dw_mag) {
+    ref_geometry g;
+    convnd_status st = make_geometry(p, &g);
+    if (st != CONVND_OK) return st;
+    double *xv, *dyv;
+    if ((st = wgrad_inputs(p, &g, x, dy, z, &xv, &dyv)) != CONVND_OK) return st;
+    const int transposed = p->mode == CONVND_TRANSPOSED;
+    const convnd_mode taps = transposed ? CONVND_TRANSPOSED : CONVND_FORWARD; /* wgrad: forward */
+    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
+    /* dw[a, b, k]: forward/wgrad a = co, b = cl; transposed a = ci, b = co mod C_out/g */
+    const int64_t A = transposed ? p->C_in : p->C_out, B = transposed ? cout_g : cin_g;
+    for (int64_t a = 0; a < A; a++)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t k0 = 0; k0 < g.k[0]; k0++)
+                for (int64_t k1 = 0; k1 < g.k[1]; k1++)
+                    for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+                        const int64_t k[3] = {k0, k1, k2};
+                        /* the x channel and y channel this weight connects */
+                        const int64_t ci = transposed ? a : (a / cout_g) * cin_g + b;
+                        const int64_t co = transposed ? (a / cin_g) * cout_g + b : a;
+                        double acc = 0.0, mag = 0.0;
+                        for (int64_t n = 0; n < p->N; n++)
+                            for (int64_t o0 = 0; o0 < g.out[0]; o0++)
+                                for (int64_t o1 = 0; o1 < g.out[1]; o1++)
+                                    for (int64_t o2 = 0; o2 < g.out[2]; o2++) {
+                                        const int64_t o[3] = {o0, o1, o2};
+                                        int64_t i[3], t;
+                                        for (t = 0; t < 3; t++)
+                                            if ((i[t] = tap_input(taps, &g, t, o[t], k[t])) < 0)
+                                                break;
+                                        if (t < 3) continue;
+                                        const double prod =
+                                            dyv[n * g.ys[0] + co * g.ys[1] + o0 * g.ys[2] +
+                                                o1 * g.ys[3] + o2 * g.ys[4]] *
+                                            xv[n * g.xs[0] + ci * g.xs[1] + i[0] * g.xs[2] +
+                                               i[1] * g.xs[3] + i[2] * g.xs[4]];
+                                        acc += prod;
+                                        mag += fabs(prod);
+                                    }
+                        const int64_t wo =
+                            a * g.ws[0] + b * g.ws[1] + k0 * g.ws[2] + k1 * g.ws[3] + k2 * g.ws[4];
+                        double v = p->alpha * acc;
+                        mag *= fabs(p->alpha);
+                        if (p->has_z) {
+                            const double bz = p->beta * convnd_ref_load(p->dtype, z, wo);
+                            v += bz;
+                            mag += fabs(bz);
+                        }
+                        if (dw_exact) dw_exact[wo] = v;
+                        if (dw_mag) dw_mag[wo] = mag;
+                    }
+    free(xv);
+    free(dyv);
+    return CONVND_OK;
+}
+
+convnd_status convnd_ref_wgrad(const convnd_problem *p, const void *x, const void *dy,
+                               const void *z, void *dw) {
+    convnd_tensor_desc wd;
+    convnd_status st = convnd_tensor_describe(p, CONVND_W, &wd);
+    if (st != CONVND_OK) return st;
+    if (wd.numel > 0 && !dw) return CONVND_ERR_NULL_POINTER;
+    /* computed in full before the first store, so z may equal dw */
+    double *exact = malloc(sizeof(double) * (size_t)(wd.numel > 0 ? wd.numel : 1));
+    if (!exact) return CONVND_ERR_OUT_OF_MEMORY;
+    st = convnd_ref_wgrad_f64(p, x, dy, z, exact, NULL);
+    if (st == CONVND_OK)
+        for (int64_t i = 0; i < wd.numel; i++)
+            convnd_ref_store(p->dtype, dw, i, exact[i]);
     free(exact);
     return st;
 }

@@ -14,7 +14,8 @@
 extern "C" {
 #endif
 
-/* y = act(alpha * conv(x, w) + bias + beta * z), y in p->dtype. bias and z may be NULL when the
+/* y = act(alpha * conv(x, w) + bias + beta * z), y in p->dtype (forward or transposed p; a wgrad
+ * p is CONVND_ERR_INVALID_ARGUMENT: see convnd_ref_wgrad). bias and z may be NULL when the
  * problem does not use them; z may equal y. Returns the validation status of p (nothing is
  * written on error). */
 convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void *w,
@@ -26,6 +27,17 @@ convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void
  * error tolerances (the activations here have a slope of at most 1.13, see below). */
 convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const void *w,
                                   const void *bias, const void *z, double *y_exact, double *y_mag);
+
+/* Weight gradient (SPEC §10) straight from the definitions, in f64: dw = alpha * acc + beta * z.
+ * p is a forward or wgrad problem (acc[co, cl, k] = sum_{n,o} dy[n, co, o] * x[n, ci, o*S - P0 +
+ * k*D]) or a transposed one (acc[ci, co', k] = sum_{n,i} x[n, ci, i] * dy[n, co, i*S + k*D - P0],
+ * dw with the transposed weight's shape). x, dy [N, C_out, O...] in y's layout, z and dw in w's
+ * layout; z is read only when has_z (it may equal dw). dw_mag as y_mag above. */
+convnd_status convnd_ref_wgrad_f64(const convnd_problem *p, const void *x, const void *dy,
+                                   const void *z, double *dw_exact, double *dw_mag);
+/* The same, rounded once to p->dtype into dw. */
+convnd_status convnd_ref_wgrad(const convnd_problem *p, const void *x, const void *dy,
+                               const void *z, void *dw);
 
 /* Largest |act'(v)| over all v for the supported activations (GELU's peak slope); multiply
  * y_mag by it when bounding an activated output's error. */

@@ -43,8 +43,11 @@ const char *convnd_problem_format(char *buf, size_t buf_len, const convnd_proble
     buf[0] = '\0';
     const int32_t dims = p->dims >= 1 && p->dims <= CONVND_MAX_DIMS ? p->dims : CONVND_MAX_DIMS;
     put(buf, buf_len, &used, "%s %dd N=%lld Ci=%lld Co=%lld g=%lld",
-        p->mode == CONVND_TRANSPOSED ? "tr" : "fwd", (int)p->dims, (long long)p->N,
-        (long long)p->C_in, (long long)p->C_out, (long long)p->groups);
+        p->mode == CONVND_TRANSPOSED ? "tr"
+        : p->mode == CONVND_WGRAD    ? "wg"
+                                     : "fwd",
+        (int)p->dims, (long long)p->N, (long long)p->C_in, (long long)p->C_out,
+        (long long)p->groups);
     put_list(buf, buf_len, &used, "I", p->input, dims);
     put_list(buf, buf_len, &used, "K", p->kernel, dims);
     put_list(buf, buf_len, &used, "S", p->stride, dims);
@@ -170,13 +173,13 @@ int test_problem_parse(const char *text, convnd_problem *p, char *err, size_t er
     char copy[512], mode[8] = "", dims[8] = "";
     if (err && err_len) err[0] = '\0';
     if (strlen(text) >= sizeof copy || sscanf(text, "%7s %7s", mode, dims) != 2 ||
-        (strcmp(mode, "fwd") && strcmp(mode, "tr")) || strlen(dims) != 2 || dims[1] != 'd' ||
-        dims[0] < '1' || dims[0] > '3') {
-        if (err) snprintf(err, err_len, "expected \"fwd|tr 1d|2d|3d ...\": '%s'", text);
+        (strcmp(mode, "fwd") && strcmp(mode, "tr") && strcmp(mode, "wg")) || strlen(dims) != 2 ||
+        dims[1] != 'd' || dims[0] < '1' || dims[0] > '3') {
+        if (err) snprintf(err, err_len, "expected \"fwd|tr|wg 1d|2d|3d ...\": '%s'", text);
         return 0;
     }
     convnd_problem_init(p, dims[0] - '0');
-    p->mode = mode[0] == 't' ? CONVND_TRANSPOSED : CONVND_FORWARD;
+    p->mode = mode[0] == 't' ? CONVND_TRANSPOSED : mode[0] == 'w' ? CONVND_WGRAD : CONVND_FORWARD;
     strcpy(copy, text);
     char *save = NULL;
     strtok_r(copy, " ", &save); /* mode */

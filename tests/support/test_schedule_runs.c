@@ -45,7 +45,7 @@ static const test_numerics simt_numerics[] = {
 const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count) {
     const char *name = convnd_schedule_table[sc.schedule]->name;
     const size_t n = strlen(name);
-    const int tc = n >= 3 && strcmp(name + n - 3, "_tc") == 0;
+    const int tc = (n >= 3 && strcmp(name + n - 3, "_tc") == 0) || strncmp(name, "hopper_", 7) == 0;
     *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
                 : sizeof simt_numerics / sizeof simt_numerics[0];
     return tc ? tc_numerics : simt_numerics;

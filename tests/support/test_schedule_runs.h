@@ -22,8 +22,8 @@ typedef struct test_numerics {
     convnd_math math;
 } test_numerics;
 
-/* The numerics a GEMM-family schedule runs: a "*_tc" schedule f16, bf16 and f32 with TF32
- * allowed; a "*_simt" one f32, with math default and with TF32 allowed (which it may ignore:
+/* The numerics a GEMM-family schedule runs: a "*_tc" or "hopper_*" schedule f16, bf16 and f32 with
+ * TF32 allowed; a "*_simt" one f32, with math default and with TF32 allowed (which it may ignore:
  * still exact FMA). Sets *count. */
 const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count);
 

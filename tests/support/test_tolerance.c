@@ -15,6 +15,12 @@ test_tolerance test_tolerance_for(const convnd_problem *p) {
     double k = (double)(p->groups > 0 ? p->C_in / p->groups : p->C_in);
     for (int32_t d = 0; d < p->dims; ++d)
         k *= (double)p->kernel[d];
+    int64_t out[CONVND_MAX_DIMS];
+    if (p->mode == CONVND_WGRAD && convnd_output_size(p, out) == CONVND_OK) {
+        k = (double)p->N; /* a dw element sums over the batch and every output position */
+        for (int32_t d = 0; d < p->dims; ++d)
+            k *= (double)out[d];
+    }
     t.k_red = k;
     t.slope = p->activation == CONVND_ACT_NONE ? 1.0 : CONVND_REF_ACT_MAX_SLOPE;
     t.tiny = 0.5 * convnd_ref_ulp(p->dtype, 0.0);

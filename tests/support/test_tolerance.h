@@ -15,8 +15,9 @@
  *   (the classic a-priori bound); u = 2^-23 rather than 2^-24 so that tensor cores whose adders
  *   truncate instead of rounding stay inside the bound.
  * - K_red = (C_in/g) * prod(K): the terms per output (forward; transposed outputs receive at
- *   most that many). E_OPS = 8 covers the epilogue's roundings (alpha*, +bias, fma beta*z) and
- *   the f32 activation's error (expf/erff a few ulps, absolute error at most ~u*|v| <= u*mag).
+ *   most that many); wgrad: N * prod(O), the terms of a dw element. E_OPS = 8 covers the epilogue's
+ * roundings (alpha*, +bias, fma beta*z) and the f32 activation's error (expf/erff a few ulps,
+ * absolute error at most ~u*|v| <= u*mag).
  * - slope: CONVND_REF_ACT_MAX_SLOPE with an activation (an error before it grows at most that
  *   much), else 1. C_SAFETY = 2: the bound is a worst case already; the margin only absorbs
  *   double-counting subtleties and costs nothing in detection, since a wrong index or a missing

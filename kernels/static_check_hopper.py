@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Static check of the Hopper tier (kernels/hopper_*.cu, sm_90a): signatures, resources, model.
+
+Compiles each kernels/hopper_*.cu for sm_90a (-Xptxas -v), disassembles it, and fails (exit 1)
+when a kernel instance
+  - lacks a SASS signature of the design: HGMMA (wgmma), UTMALDG (TMA loads; an im2col one),
+    UTMASTG (TMA store), SYNCS (mbarrier operations), WARPGROUP.ARRIVE (wgmma.fence) and
+    WARPGROUP.DEPBAR (wgmma.wait_group);
+  - spills, or needs more shared memory than a block has;
+  - or ptxas warns that it serialized the wgmmas (C7514).
+It also prints the shared-memory model ceiling of each configuration (a model figure, not a
+measurement) and fails when the 128x256 one is below 90% of tensor-core peak.
+
+Usage: kernels/static_check_hopper.py [--keep DIR]"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import static_check as sc  # noqa: E402  (tools, ptxas parsing, demangling)
+
+ARCH = "sm_90a"
+SIGNATURES = [
+    ("HGMMA", re.compile(r"\bHGMMA\.")),
+    ("UTMALDG", re.compile(r"\bUTMALDG\b")),
+    ("UTMALDG.IM2COL", re.compile(r"\bUTMALDG\.[0-9]D\.IM2COL\b")),
+    ("UTMASTG", re.compile(r"\bUTMASTG\b")),
+    ("SYNCS", re.compile(r"\bSYNCS\.")),
+    ("WARPGROUP.ARRIVE", re.compile(r"\bWARPGROUP\.ARRIVE\b")),
+    ("WARPGROUP.DEPBAR", re.compile(r"\bWARPGROUP\.DEPBAR\b")),
+]
+SERIALIZED = re.compile(r"C7514|wgmma\.mma_async instructions are serialized")
+KERNEL = re.compile(r"hopper_igemm_kernel<[^,]+, (\d+), (\d+), \d+>")
+
+# The model (per SM and clock, H100/H200 SXM): dense 16-bit wgmma 4096 FLOP/clk; shared memory
+# 128 bytes/clk. Per k16 step of a BM x BN tile (2 consumer warpgroups of 64 rows): each
+# warpgroup's wgmma reads its 64 x 16 A slice and the whole BN x 16 B slice from shared memory,
+# and TMA writes (BM + BN) x 16 elements into it.
+TC_FLOP_PER_CLK = 4096.0
+SMEM_BYTES_PER_CLK = 128.0
+
+
+def model_ceiling(bm, bn, esize=2, k=16):
+    flops = 2.0 * bm * bn * k
+    reads = (bm // 64) * (64 * k + bn * k) * esize
+    writes = (bm + bn) * k * esize
+    t_mma = flops / TC_FLOP_PER_CLK
+    t_smem = (reads + writes) / SMEM_BYTES_PER_CLK
+    return min(1.0, t_mma / t_smem)
+
+
+def sass_by_kernel(text):
+    """{mangled kernel: [instruction lines]} from cuobjdump --dump-sass."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            cur = m.group(1)
+            out[cur] = []
+        elif cur:
+            out[cur].append(line)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--keep", help="keep the cubins in this folder")
+    args = ap.parse_args()
+    nvcc = sc.find_tool("nvcc")
+    if not nvcc:
+        print("static_check_hopper: nvcc not found", file=sys.stderr)
+        return 2
+    cuobjdump, nvdisasm_dir = sc.sass_tools()
+    files = sorted(os.path.join(sc.KERNELS, f) for f in os.listdir(sc.KERNELS)
+                   if f.startswith("hopper_") and f.endswith(".cu"))
+    workdir = args.keep or tempfile.mkdtemp(prefix="convnd-static-check-hopper-")
+    os.makedirs(workdir, exist_ok=True)
+    failures, rows = [], []
+    for cu in files:
+        base = os.path.splitext(os.path.basename(cu))[0]
+        cubin = os.path.join(workdir, base + ".cubin")
+        cmd = [nvcc, "-cubin", f"-arch={ARCH}", "-O2", "--expt-relaxed-constexpr",
+               "-DCONVND_GPU=1", "-DNDEBUG", "-Xptxas", "-v", "-o", cubin, cu]
+        for inc in sc.INCLUDES:
+            cmd[1:1] = ["-I", os.path.join(sc.ROOT, inc)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        log = r.stdout + r.stderr
+        if r.returncode != 0:
+            failures.append(f"{base}.cu: compilation failed:\n{log}")
+            continue
+        for line in log.splitlines():
+            if SERIALIZED.search(line):
+                failures.append(f"{base}.cu: ptxas serialized wgmma: {line.strip()[:200]}")
+        env = dict(os.environ, PATH=nvdisasm_dir + os.pathsep + os.environ.get("PATH", ""))
+        s = subprocess.run([cuobjdump, "--dump-sass", cubin], capture_output=True, text=True,
+                           env=env)
+        if s.returncode != 0:
+            failures.append(f"{base}.cu: disassembly failed: {s.stderr}")
+            continue
+        ptxas = sc.parse_ptxas(log)
+        names = sc.demangle(sorted(ptxas))
+        sass = sass_by_kernel(s.stdout)
+        for mangled in sorted(ptxas, key=lambda n: names[n]):
+            dem, info = names[mangled], ptxas[mangled]
+            lines = sass.get(mangled, [])
+            counts = {what: sum(1 for ln in lines if pat.search(ln)) for what, pat in SIGNATURES}
+            verdict = "ok"
+            for what, n in counts.items():
+                if n == 0:
+                    verdict = "FAIL"
+                    failures.append(f"{sc.short_name(dem)}: no {what} in the SASS")
+            if info["spill"]:
+                verdict = "FAIL"
+                failures.append(f"{sc.short_name(dem)}: {info['spill']} spill bytes")
+            m = KERNEL.search(dem)
+            dyn = 0
+            if m:
+                bn, stages = int(m.group(1)), int(m.group(2))
+                dyn = stages * ((128 + bn) * 128 + 16) + 2 * 64 * 128 + 1024
+            if info["smem"] + dyn > sc.MAX_SMEM:
+                verdict = "FAIL"
+                failures.append(f"{sc.short_name(dem)}: {info['smem'] + dyn} bytes of shared memory")
+            rows.append((sc.short_name(dem), info["regs"], dyn, info["stack"], info["spill"],
+                         counts["HGMMA"], counts["UTMALDG"], counts["UTMASTG"], counts["SYNCS"],
+                         verdict))
+    header = ("kernel", "regs", "dyn_smem", "stack", "spill", "HGMMA", "UTMALDG", "UTMASTG",
+              "SYNCS", "result")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    for r in [header] + rows:
+        print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)))
+    print("\nshared-memory model ceiling (a model, not a measurement), % of dense 16-bit peak:")
+    for bm, bn in ((128, 256), (128, 128)):
+        c = model_ceiling(bm, bn)
+        print(f"  {bm}x{bn}x64: {100 * c:.0f}%")
+        if bn == 256 and c < 0.90:
+            failures.append(f"model ceiling of {bm}x{bn} is {100 * c:.0f}% < 90%")
+    print(f"\nstatic_check_hopper: {len(rows)} kernel instances for {ARCH}; "
+          f"{len(failures)} problem(s)")
+    for f in failures:
+        print("  FAIL " + f)
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

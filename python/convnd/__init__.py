@@ -1,0 +1,18 @@
+"""convnd for PyTorch: torch.ops.convnd.conv_nd, PyTorch-compatible front-ends (convnd.torch)
+and drop-in modules (convnd.nn). CPU tensors run on convnd's emulated device, CUDA tensors on the
+GPU on PyTorch's current stream."""
+import torch  # noqa: F401  (loads libtorch before the extension)
+
+from . import _C  # registers torch.ops.convnd.conv_nd
+from . import _ops
+from ._ops import ACTIVATIONS, FORWARD, TRANSPOSED, conv_nd, plan_name
+from . import torch as functional  # noqa: F401  convnd.torch, also as convnd.functional
+from . import nn
+
+__all__ = ["conv_nd", "plan_name", "ACTIVATIONS", "FORWARD", "TRANSPOSED", "functional", "nn",
+           "device_name"]
+
+
+def device_name():
+    """The process's convnd device (CPU tensors always use the emulated device)."""
+    return _C.device_name()

@@ -1,0 +1,117 @@
+"""Drop-in convolution modules run by convnd, and `convert(model)` that swaps an existing
+model's convolutions in place, keeping their parameters."""
+import torch
+import torch.nn.functional as F
+
+from . import torch as cf
+from ._ops import FORWARD, TRANSPOSED, plan_name as _plan_name
+
+
+class _ConvMixin:
+    """For nn.Conv{1,2,3}d: PyTorch's forward() calls _conv_forward, which runs on convnd."""
+
+    _convnd_fn = None
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            # As PyTorch does: the non-zero padding is materialized, the conv then pads nothing.
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return type(self)._convnd_fn(input, weight, bias, self.stride, 0, self.dilation,
+                                         self.groups)
+        return type(self)._convnd_fn(input, weight, bias, self.stride, self.padding,
+                                     self.dilation, self.groups)
+
+    def convnd_schedule(self, input):
+        """The convnd "schedule:config" this layer runs for `input` (zero padding modes)."""
+        dims = len(self.kernel_size)
+        if isinstance(self.padding, str):
+            if self.padding == "same":
+                total = [self.dilation[i] * (self.kernel_size[i] - 1) for i in range(dims)]
+                pb, pa = [t // 2 for t in total], [t - t // 2 for t in total]
+            else:
+                pb = pa = [0] * dims
+        else:
+            pb = pa = list(self.padding)
+        x = input if input.dim() == dims + 2 else input.unsqueeze(0)
+        return _plan_name(x, self.weight, self.bias, stride=self.stride, dilation=self.dilation,
+                          padding_before=pb, padding_after=pa, groups=self.groups, mode=FORWARD)
+
+
+class _ConvTransposeMixin:
+    """For nn.ConvTranspose{1,2,3}d: PyTorch's forward, with the conv run on convnd."""
+
+    _convnd_fn = None
+
+    def forward(self, input, output_size=None):
+        if self.padding_mode != "zeros":
+            raise ValueError(f"convnd: padding_mode={self.padding_mode!r}: only 'zeros' is "
+                             f"supported for {type(self).__name__}")
+        dims = len(self.kernel_size)
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, dims, self.dilation)
+        return type(self)._convnd_fn(input, self.weight, self.bias, self.stride, self.padding,
+                                     output_padding, self.groups, self.dilation)
+
+    def convnd_schedule(self, input, output_size=None):
+        dims = len(self.kernel_size)
+        op = self._output_padding(input, output_size, self.stride, self.padding,
+                                  self.kernel_size, dims, self.dilation)
+        x = input if input.dim() == dims + 2 else input.unsqueeze(0)
+        return _plan_name(x, self.weight, self.bias, stride=self.stride, dilation=self.dilation,
+                          padding_before=list(self.padding),
+                          padding_after=[self.padding[i] - op[i] for i in range(dims)],
+                          groups=self.groups, mode=TRANSPOSED)
+
+
+def _module(base, mixin, fn):
+    """convnd's drop-in subclass of a torch.nn convolution module."""
+    return type(base.__name__, (mixin, base), {
+        "_convnd_fn": staticmethod(fn), "__module__": __name__,
+        "__doc__": f"torch.nn.{base.__name__} run by convnd (same arguments and parameters)."})
+
+
+Conv1d = _module(torch.nn.Conv1d, _ConvMixin, cf.conv1d)
+Conv2d = _module(torch.nn.Conv2d, _ConvMixin, cf.conv2d)
+Conv3d = _module(torch.nn.Conv3d, _ConvMixin, cf.conv3d)
+ConvTranspose1d = _module(torch.nn.ConvTranspose1d, _ConvTransposeMixin, cf.conv_transpose1d)
+ConvTranspose2d = _module(torch.nn.ConvTranspose2d, _ConvTransposeMixin, cf.conv_transpose2d)
+ConvTranspose3d = _module(torch.nn.ConvTranspose3d, _ConvTransposeMixin, cf.conv_transpose3d)
+
+_REPLACEMENT = {
+    torch.nn.Conv1d: Conv1d,
+    torch.nn.Conv2d: Conv2d,
+    torch.nn.Conv3d: Conv3d,
+    torch.nn.ConvTranspose1d: ConvTranspose1d,
+    torch.nn.ConvTranspose2d: ConvTranspose2d,
+    torch.nn.ConvTranspose3d: ConvTranspose3d,
+}
+
+
+def convert(model):
+    """Swaps every torch.nn.Conv*/ConvTranspose* module of `model` (itself included) for its
+    convnd counterpart, in place: the same module objects, parameters, buffers and hooks, only
+    their class changes. Subclasses of the torch modules are left alone (their forward may
+    differ). Returns `model`."""
+    for module in model.modules():
+        cls = _REPLACEMENT.get(type(module))
+        if cls is not None:
+            module.__class__ = cls
+    return model
+
+
+def schedules(model, *inputs, **kwargs):
+    """Runs `model(*inputs, **kwargs)` once and returns [(module name, convnd schedule)] for
+    every convnd convolution it called, in call order."""
+    found, hooks = [], []
+    for name, module in model.named_modules():
+        if isinstance(module, (_ConvMixin, _ConvTransposeMixin)):
+            def hook(mod, args, name=name):
+                found.append((name or type(mod).__name__, mod.convnd_schedule(*args)))
+            hooks.append(module.register_forward_pre_hook(hook))
+    try:
+        with torch.no_grad():
+            model(*inputs, **kwargs)
+    finally:
+        for h in hooks:
+            h.remove()
+    return found

@@ -1,0 +1,365 @@
+// torch.ops.convnd.conv_nd: the canonical convnd call as a PyTorch operator.
+//
+// One problem builder serves the real kernel (CPU tensors on convnd's emulated device, CUDA
+// tensors on the GPU), the Meta kernel (shapes for FakeTensor / torch.compile) and plan_name.
+// Autograd is registered from Python (convnd/_ops.py) on top of this op.
+#include <torch/extension.h>
+#include <torch/library.h>
+
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "convnd.h"
+}
+
+namespace {
+
+std::string shape_text(c10::IntArrayRef s) {
+    std::ostringstream o;
+    o << "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        o << (i ? ", " : "") << s[i];
+    o << "]";
+    return o.str();
+}
+
+// A convnd status as the matching Python exception: invalid arguments as ValueError,
+// unsupported as NotImplementedError, everything else as RuntimeError; convnd's own message.
+[[noreturn]] void raise_status(convnd_status st, const std::string &what) {
+    const std::string msg =
+        "convnd: " + what + ": " + convnd_status_string(st) + ": " + convnd_last_error();
+    if (st == CONVND_ERR_INVALID_ARGUMENT) TORCH_CHECK_VALUE(false, msg);
+    if (st == CONVND_ERR_UNSUPPORTED) TORCH_CHECK_NOT_IMPLEMENTED(false, msg);
+    TORCH_CHECK(false, msg);
+}
+
+void check(convnd_status st, const std::string &what) {
+    if (st != CONVND_OK) raise_status(st, what);
+}
+
+convnd_dtype dtype_of(const at::Tensor &t, const char *name) {
+    switch (t.scalar_type()) {
+    case at::kFloat:
+        return CONVND_F32;
+    case at::kHalf:
+        return CONVND_F16;
+    case at::kBFloat16:
+        return CONVND_BF16;
+    default:
+        TORCH_CHECK_VALUE(false, "convnd: ", name, " has dtype ", t.scalar_type(),
+                          "; convnd supports float32, float16 and bfloat16");
+    }
+}
+
+// The permutation that lists a tensor's dims channels-last: [0, 2, ..., rank-1, 1].
+std::vector<int64_t> channels_last_order(int64_t rank) {
+    std::vector<int64_t> order{0};
+    for (int64_t d = 2; d < rank; ++d)
+        order.push_back(d);
+    order.push_back(1);
+    return order;
+}
+
+bool is_packed(const at::Tensor &t, convnd_layout layout) {
+    return layout == CONVND_CHANNELS_FIRST
+               ? t.is_contiguous()
+               : t.permute(channels_last_order(t.dim())).is_contiguous();
+}
+
+// Whether t has exactly the strides a packed tensor of its sizes has in `layout`.
+bool has_packed_strides(const at::Tensor &t, convnd_layout layout) {
+    const int64_t rank = t.dim();
+    std::vector<int64_t> order(rank);
+    for (int64_t i = 0; i < rank; ++i)
+        order[i] = i;
+    if (layout == CONVND_CHANNELS_LAST) order = channels_last_order(rank);
+    c10::SymInt expect = 1;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+        if (t.sym_stride(order[i]) != expect) return false;
+        expect = expect * t.sym_size(order[i]);
+    }
+    return true;
+}
+
+// The layout of a tensor from its memory, as ATen's suggest_memory_format reads it: exact
+// channels-first strides, then exact channels-last strides (which tells the two apart when
+// size-1 dims make a tensor packed both ways), then any packed channels-first or channels-last
+// tensor; anything else is made contiguous (channels-first). Any rank, so 1-D convs too.
+convnd_layout layout_of(at::Tensor &t) {
+    if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
+    if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
+    if (t.is_contiguous()) return CONVND_CHANNELS_FIRST;
+    if (is_packed(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
+    t = t.contiguous();
+    return CONVND_CHANNELS_FIRST;
+}
+
+// A tensor of `shape` ([N, C, spatial...], symbolic sizes allowed) stored in `layout`.
+at::Tensor empty_in_layout(c10::SymIntArrayRef shape, convnd_layout layout,
+                           const at::TensorOptions &opts) {
+    if (layout == CONVND_CHANNELS_FIRST) return at::empty_symint(shape, opts);
+    const auto order = channels_last_order((int64_t)shape.size());
+    std::vector<c10::SymInt> stored;
+    for (int64_t d : order)
+        stored.push_back(shape[d]);
+    std::vector<int64_t> back(order.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        back[order[i]] = (int64_t)i;
+    return at::empty_symint(stored, opts).permute(back);
+}
+
+at::Tensor empty_in_layout(c10::IntArrayRef shape, convnd_layout layout,
+                           const at::TensorOptions &opts) {
+    return empty_in_layout(c10::fromIntArrayRefSlow(shape), layout, opts);
+}
+
+void check_list(c10::IntArrayRef v, int64_t dims, const char *name) {
+    TORCH_CHECK_VALUE((int64_t)v.size() == dims, "convnd: ", name, "=", shape_text(v), " has ",
+                      v.size(), " entries; expected ", dims, " (one per spatial dim)");
+}
+
+struct Call {
+    convnd_problem p;
+    at::Tensor x, w, bias, z; // bias/z undefined when absent
+};
+
+// Builds and validates the problem for the op's arguments; x and w may be replaced by packed
+// copies. Every tensor's shape is checked against what the problem reads.
+Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<at::Tensor> &bias,
+           const std::optional<at::Tensor> &z, c10::IntArrayRef stride, c10::IntArrayRef dilation,
+           c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
+           int64_t mode, double alpha, double beta, int64_t activation, bool need_memory_layout) {
+    Call c;
+    c.x = x_in;
+    c.w = w_in;
+    const int64_t dims = x_in.dim() - 2;
+    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3, "convnd: x of shape ", shape_text(x_in.sizes()),
+                      " has ", x_in.dim(), " dims; expected 3, 4 or 5 ([N, C, spatial...])");
+    TORCH_CHECK_VALUE(w_in.dim() == x_in.dim(), "convnd: w of shape ", shape_text(w_in.sizes()),
+                      " has ", w_in.dim(), " dims; expected ", x_in.dim(), " like x");
+    TORCH_CHECK_VALUE(mode == CONVND_FORWARD || mode == CONVND_TRANSPOSED, "convnd: mode=", mode,
+                      " must be 0 (forward) or 1 (transposed)");
+    check_list(stride, dims, "stride");
+    check_list(dilation, dims, "dilation");
+    check_list(padding_before, dims, "padding_before");
+    check_list(padding_after, dims, "padding_after");
+    TORCH_CHECK_VALUE(x_in.scalar_type() == w_in.scalar_type(), "convnd: x has dtype ",
+                      x_in.scalar_type(), " but w has dtype ", w_in.scalar_type());
+    TORCH_CHECK_VALUE(x_in.device() == w_in.device(), "convnd: x is on ", x_in.device(),
+                      " but w is on ", w_in.device());
+
+    convnd_problem &p = c.p;
+    convnd_problem_init(&p, (int32_t)dims);
+    p.mode = (convnd_mode)mode;
+    p.dtype = dtype_of(x_in, "x");
+    p.N = x_in.size(0);
+    p.C_in = x_in.size(1);
+    p.groups = groups;
+    // Forward w is [C_out, C_in/g, K...]; transposed w is [C_in, C_out/g, K...].
+    p.C_out = mode == CONVND_FORWARD ? w_in.size(0) : w_in.size(1) * groups;
+    for (int64_t d = 0; d < dims; ++d) {
+        p.input[d] = x_in.size(2 + d);
+        p.kernel[d] = w_in.size(2 + d);
+        p.stride[d] = stride[d];
+        p.dilation[d] = dilation[d];
+        p.pad_before[d] = padding_before[d];
+        p.pad_after[d] = padding_after[d];
+    }
+    p.alpha = (float)alpha;
+    p.beta = (float)beta;
+    p.activation = (convnd_activation)activation;
+    p.has_bias = bias.has_value() ? 1 : 0;
+    p.has_z = z.has_value() ? 1 : 0;
+    if (need_memory_layout) {
+        p.x_layout = layout_of(c.x);
+        p.w_layout = layout_of(c.w);
+    }
+    p.y_layout = convnd_default_output_layout(p.x_layout, p.w_layout);
+    check(convnd_validate(&p), "conv_nd");
+
+    auto expect = [&](const at::Tensor &t, convnd_tensor which, const char *name) {
+        convnd_tensor_desc d;
+        check(convnd_tensor_describe(&p, which, &d), "conv_nd");
+        const c10::IntArrayRef want(d.shape, d.rank);
+        TORCH_CHECK_VALUE(t.sizes() == want, "convnd: ", name, " has shape ", shape_text(t.sizes()),
+                          " but the problem (mode=", mode, ", groups=", groups, ") expects ",
+                          shape_text(want));
+        if (name[0] != 'x') {
+            TORCH_CHECK_VALUE(t.scalar_type() == x_in.scalar_type(), "convnd: ", name,
+                              " has dtype ", t.scalar_type(), " but x has dtype ",
+                              x_in.scalar_type());
+            TORCH_CHECK_VALUE(t.device() == x_in.device(), "convnd: ", name, " is on ", t.device(),
+                              " but x is on ", x_in.device());
+        }
+    };
+    expect(c.w, CONVND_W, "w");
+    if (bias) {
+        expect(*bias, CONVND_BIAS, "bias");
+        c.bias = need_memory_layout ? bias->contiguous() : *bias;
+    }
+    if (z) {
+        expect(*z, CONVND_Z, "z");
+        c.z = *z;
+        if (need_memory_layout && !is_packed(*z, p.y_layout)) // z shares y's layout
+            c.z = empty_in_layout(z->sizes(), p.y_layout, z->options()).copy_(*z);
+    }
+    return c;
+}
+
+std::vector<int64_t> y_shape(const convnd_problem &p) {
+    convnd_tensor_desc d;
+    check(convnd_tensor_describe(&p, CONVND_Y, &d), "conv_nd");
+    return std::vector<int64_t>(d.shape, d.shape + d.rank);
+}
+
+convnd_options options_for(const std::optional<c10::string_view> &schedule, std::string &keep) {
+    convnd_options o{};
+    if (schedule) {
+        keep = std::string(schedule->data(), schedule->size());
+        o.schedule = keep.c_str();
+    }
+    o.autotune = 0; // never time candidates inside a call (CUDA-graph capture safe)
+    return o;
+}
+
+// Runs this thread's convnd calls on the tensors' device, restoring the process's choice after.
+struct ThreadDevice {
+    explicit ThreadDevice(const at::Device &dev) {
+        check(convnd_set_thread_device(dev.is_cuda() ? CONVND_DEVICE_GPU : CONVND_DEVICE_EMULATED),
+              std::string("running on ") + dev.str());
+    }
+    ~ThreadDevice() { (void)convnd_set_thread_device(CONVND_DEVICE_AUTO); }
+};
+
+void *stream_of(const at::Device &dev) {
+    if (!dev.is_cuda()) return nullptr;
+    // PyTorch's current stream on that device, without CUDA headers.
+    return c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(dev).native_handle();
+}
+
+at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
+                        const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &z,
+                        c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                        c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                        int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
+                        std::optional<c10::string_view> schedule) {
+    TORCH_CHECK_VALUE(x.device().is_cpu() || x.device().is_cuda(), "convnd: x is on ", x.device(),
+                      "; convnd runs CPU tensors (emulated device) and CUDA tensors");
+    Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
+                   alpha, beta, activation, true);
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    std::string keep;
+    const convnd_options opts = options_for(schedule, keep);
+    size_t ws_bytes = 0;
+    check(convnd_workspace_size(&c.p, &opts, &ws_bytes), "conv_nd workspace");
+    at::Tensor y = empty_in_layout(y_shape(c.p), c.p.y_layout, x.options());
+    // Workspace from PyTorch's allocator (the caching allocator for CUDA tensors).
+    at::Tensor ws = at::empty({(int64_t)ws_bytes}, x.options().dtype(at::kByte));
+    check(conv_nd(&c.p, c.x.data_ptr(), c.w.data_ptr(),
+                  c.bias.defined() ? c.bias.data_ptr() : nullptr,
+                  c.z.defined() ? c.z.data_ptr() : nullptr, y.data_ptr(),
+                  ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream_of(x.device()), &opts),
+          "conv_nd");
+    return y;
+}
+
+// Shapes only (FakeTensor, torch.compile, meta tensors), strides as the real kernel makes them.
+// With concrete sizes the library validates the problem, so bad input fails at trace time with
+// convnd's message; symbolic sizes get the SPEC's output-size formula on SymInts.
+at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
+                        const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &z,
+                        c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                        c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                        int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
+                        std::optional<c10::string_view> schedule) {
+    (void)schedule;
+    bool concrete = true;
+    for (const auto &s : x.sym_sizes())
+        concrete = concrete && s.maybe_as_int().has_value();
+    for (const auto &s : w.sym_sizes())
+        concrete = concrete && s.maybe_as_int().has_value();
+    if (concrete) {
+        Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
+                       alpha, beta, activation, true);
+        return empty_in_layout(y_shape(c.p), c.p.y_layout, x.options());
+    }
+    const int64_t dims = x.dim() - 2;
+    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3 && w.dim() == x.dim(), "convnd: x of rank ", x.dim(),
+                      " and w of rank ", w.dim(), ": expected equal ranks 3, 4 or 5");
+    std::vector<c10::SymInt> shape{x.sym_size(0),
+                                   mode == CONVND_FORWARD ? w.sym_size(0) : w.sym_size(1) * groups};
+    for (int64_t d = 0; d < dims; ++d) {
+        const c10::SymInt I = x.sym_size(2 + d), E = dilation[d] * (w.sym_size(2 + d) - 1) + 1;
+        shape.push_back(mode == CONVND_FORWARD
+                            ? (I + padding_before[d] + padding_after[d] - E) / stride[d] + 1
+                            : (I - 1) * stride[d] + E - padding_before[d] - padding_after[d]);
+    }
+    at::Tensor xx = x, ww = w;
+    return empty_in_layout(c10::SymIntArrayRef(shape),
+                           convnd_default_output_layout(layout_of(xx), layout_of(ww)), x.options());
+}
+
+// The schedule and configuration conv_nd would run for these arguments ("schedule:config").
+std::string plan_name(const at::Tensor &x, const at::Tensor &w,
+                      const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &z,
+                      std::vector<int64_t> stride, std::vector<int64_t> dilation,
+                      std::vector<int64_t> padding_before, std::vector<int64_t> padding_after,
+                      int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
+                      std::optional<std::string> schedule) {
+    Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
+                   alpha, beta, activation, true);
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    std::string keep;
+    std::optional<c10::string_view> forced;
+    if (schedule) forced = c10::string_view(*schedule);
+    const convnd_options opts = options_for(forced, keep);
+    char buf[256];
+    check(convnd_plan_name(&c.p, &opts, buf, sizeof buf), "plan_name");
+    return buf;
+}
+
+} // namespace
+
+TORCH_LIBRARY(convnd, m) {
+    m.def("conv_nd(Tensor x, Tensor w, Tensor? bias, Tensor? z, int[] stride, int[] dilation, "
+          "int[] padding_before, int[] padding_after, int groups=1, int mode=0, float alpha=1., "
+          "float beta=0., int activation=0, str? schedule=None) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(convnd, CPU, m) {
+    m.impl("conv_nd", &conv_nd_impl);
+}
+TORCH_LIBRARY_IMPL(convnd, CUDA, m) {
+    m.impl("conv_nd", &conv_nd_impl);
+}
+TORCH_LIBRARY_IMPL(convnd, Meta, m) {
+    m.impl("conv_nd", &conv_nd_meta);
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("plan_name", &plan_name, "The schedule:config conv_nd would run for these arguments");
+    m.def(
+        "device_name", []() { return std::string(convnd_device_name()); },
+        "The process's convnd device (CPU tensors always run on the emulated device)");
+    m.def(
+        "schedule_names",
+        []() {
+            std::vector<std::string> names;
+            for (int32_t i = 0; i < convnd_schedule_count(); ++i)
+                names.push_back(convnd_schedule_name(i));
+            return names;
+        },
+        "Every convnd schedule's name");
+    m.def(
+        "emu_set_order",
+        [](int64_t order, uint64_t seed) { convnd_emu_set_order((convnd_emu_order)order, seed); },
+        "Emulated device: thread order between barriers (0 forward, 1 reverse, 2 shuffle)");
+}

@@ -1,0 +1,71 @@
+"""Builds the convnd PyTorch package: the C++ operator (torch.utils.cpp_extension) linked
+against libconvnd.so, which is shipped inside the package.
+
+libconvnd.so comes from CONVND_LIB_DIR when set (a CMake build folder of this repository,
+absolute or relative to the repository root);
+otherwise this script builds it with CMake from the repository this folder belongs to
+(CONVND_CUDA=AUTO|ON|OFF as for the library; AUTO builds the GPU kernels when nvcc is found).
+
+    pip install --no-build-isolation ./python      # from the repository root
+"""
+import glob
+import os
+import shutil
+import subprocess
+
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+PKG = os.path.join(HERE, "convnd")
+
+
+def built_library_dir():
+    if os.environ.get("CONVND_LIB_DIR"):
+        # pip runs this script from python/: a relative path is taken from the repository root.
+        libdir = os.environ["CONVND_LIB_DIR"]
+        return libdir if os.path.isabs(libdir) else os.path.join(REPO, libdir)
+    build = os.path.join(HERE, "build", "libconvnd")
+    cuda = os.environ.get("CONVND_CUDA", "AUTO")
+    subprocess.check_call(["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+                           "-DCONVND_BUILD_TESTS=OFF", "-DCONVND_BUILD_BENCH=OFF",
+                           f"-DCONVND_CUDA={cuda}"])
+    subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared",
+                           "-j", str(os.cpu_count() or 2)])
+    return build
+
+
+def ship_library():
+    """Copies libconvnd.so.<major> (the name the extension records) into the package."""
+    libdir = built_library_dir()
+    found = sorted(glob.glob(os.path.join(libdir, "libconvnd.so.*")) +
+                   glob.glob(os.path.join(libdir, "lib*", "libconvnd.so.*")), key=len)
+    if not found:
+        raise RuntimeError(f"no libconvnd.so.* in {libdir}: build the convnd_shared target")
+    real = os.path.realpath(found[0])
+    soname = os.path.basename(found[0])  # libconvnd.so.0
+    shutil.copyfile(real, os.path.join(PKG, soname))
+    return soname
+
+
+soname = ship_library()
+
+setup(
+    name="convnd",
+    version="0.1.0",
+    description="convnd convolution kernels as PyTorch operators (torch.ops.convnd)",
+    packages=["convnd"],
+    package_data={"convnd": [soname]},
+    ext_modules=[
+        CppExtension(
+            "convnd._C",
+            ["csrc/convnd_op.cpp"],
+            include_dirs=[os.path.join(REPO, "include")],
+            library_dirs=[PKG],
+            libraries=[":" + soname],
+            extra_link_args=["-Wl,-rpath,$ORIGIN"],
+        )
+    ],
+    cmdclass={"build_ext": BuildExtension},
+)

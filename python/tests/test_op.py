@@ -1,0 +1,186 @@
+"""The operator itself: torch.library.opcheck, autograd (gradcheck and against PyTorch's own
+autograd in float64), torch.compile(fullgraph=True), and bad input."""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import convnd
+import convnd.torch as cf
+from conftest import SEED, assert_close_to_reference
+
+OP = torch.ops.convnd.conv_nd.default
+
+# (x shape, w shape, bias, z, stride, dilation, pb, pa, groups, mode, alpha, beta, activation)
+OPCHECK_CASES = {
+    "fwd1d_bias": ([2, 4, 9], [6, 2, 3], True, False, [2], [1], [1], [2], 2, 0, 1.0, 0.0, 0),
+    "fwd2d_z_relu": ([1, 3, 6, 5], [4, 3, 3, 2], True, True, [1, 1], [2, 1], [2, 0], [1, 1], 1,
+                     0, 0.5, 1.5, 1),
+    "fwd3d_crop": ([1, 2, 4, 5, 4], [2, 1, 2, 2, 1], False, False, [1, 2, 1], [1, 1, 1],
+                   [0, -1, 1], [1, 0, 0], 2, 0, 1.0, 0.0, 0),
+    "convT2d_silu": ([2, 4, 3, 4], [4, 3, 3, 2], True, False, [2, 1], [1, 2], [1, 0], [0, 1], 1,
+                     1, 1.0, 0.0, 2),
+    "convT1d_groups": ([1, 4, 5], [4, 1, 4], False, True, [3], [1], [2], [1], 2, 1, 2.0, 1.0, 0),
+}
+
+
+def op_args(case, dtype=torch.float32, requires_grad=False, channels_last=False):
+    xs, ws, has_b, has_z, s, d, pb, pa, g, mode, alpha, beta, act = case
+    x = torch.randn(xs, dtype=dtype)
+    w = torch.randn(ws, dtype=dtype)
+    if channels_last and x.dim() == 4:
+        x = x.to(memory_format=torch.channels_last)
+    c_out = ws[0] if mode == 0 else ws[1] * g
+    b = torch.randn(c_out, dtype=dtype) if has_b else None
+    y = OP(x, w, b, None, s, d, pb, pa, g, mode, alpha, 0.0, 0, None)
+    z = torch.randn(y.shape, dtype=dtype) if has_z else None
+    ts = [t.requires_grad_(requires_grad) if t is not None else None for t in (x, w, b, z)]
+    return tuple(ts) + (s, d, pb, pa, g, mode, alpha, beta if has_z else 0.0, act, None)
+
+
+@pytest.mark.parametrize("name", sorted(OPCHECK_CASES))
+def test_opcheck(name):
+    torch.manual_seed(SEED)
+    for requires_grad in (False, True):
+        torch.library.opcheck(OP, op_args(OPCHECK_CASES[name], requires_grad=requires_grad))
+
+
+def test_opcheck_channels_last():
+    torch.manual_seed(SEED)
+    args = op_args(OPCHECK_CASES["fwd2d_z_relu"], requires_grad=True, channels_last=True)
+    torch.library.opcheck(OP, args)
+    assert OP(*args).is_contiguous(memory_format=torch.channels_last)
+
+
+@pytest.mark.parametrize("name", ["fwd1d_bias", "fwd3d_crop", "convT1d_groups"])
+def test_gradcheck_float32(name):
+    """convnd has no float64, so gradcheck runs in float32. The op is bilinear in (x, w) and
+    affine in bias and z with no activation, so central differences are exact for any step in
+    exact arithmetic: a large eps (0.5) keeps the f32 rounding of the two evaluations
+    (~reduction * 2^-24 * |y|) small against 2*eps, and 2e-3 bounds it for these sizes."""
+    torch.manual_seed(SEED)
+    args = op_args(OPCHECK_CASES[name], requires_grad=True)
+    assert torch.autograd.gradcheck(OP, args, eps=0.5, atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("name", sorted(OPCHECK_CASES))
+def test_gradients_match_torch_autograd_float64(name, emu_order):
+    """Every input's gradient (activations included) against PyTorch's autograd of the same
+    function in float64, within the float32 accumulation bound."""
+    torch.manual_seed(SEED)
+    args = op_args(OPCHECK_CASES[name], requires_grad=True)
+    x, w, b, z, s, d, pb, pa, g, mode, alpha, beta, act, _ = args
+    y = OP(*args)
+    gy = torch.randn(y.shape)
+    grads = torch.autograd.grad(y, [t for t in (x, w, b, z) if t is not None], gy)
+
+    ref_in = [t.detach().double().requires_grad_() if t is not None else None
+              for t in (x, w, b, z)]
+    y_ref = reference(*ref_in, s, d, pb, pa, g, mode, alpha, beta, act)
+    ref_grads = torch.autograd.grad(y_ref, [t for t in ref_in if t is not None], gy.double())
+    for got, ref in zip(grads, ref_grads):
+        scale = ref.abs().max().item() + 1.0
+        # Each gradient sums at most numel(y) products of f32 values (~1e3 here).
+        assert (got.double() - ref).abs().max().item() <= y.numel() * 2 ** -24 * 64 * scale, \
+            f"CONVND_TEST_SEED={SEED}"
+
+
+def reference(x, w, b, z, s, d, pb, pa, g, mode, alpha, beta, act):
+    """The same function in float64 with PyTorch's own ops (the SPEC's semantics)."""
+    dims = x.dim() - 2
+    if mode == 0:
+        pads = [p for i in reversed(range(dims)) for p in (pb[i], pa[i])]
+        acc = getattr(F, f"conv{dims}d")(F.pad(x, pads), w, stride=s, dilation=d, groups=g)
+    else:
+        # Transposed: pad 0, then crop P0 before and P1 after (negative P1 extends with zeros).
+        acc = getattr(F, f"conv_transpose{dims}d")(x, w, stride=s, dilation=d, groups=g)
+        pads = [-p for i in reversed(range(dims)) for p in (pb[i], pa[i])]
+        acc = F.pad(acc, pads)
+    y = alpha * acc
+    if b is not None:
+        y = y + b.reshape([1, -1] + [1] * dims)
+    if z is not None:
+        y = y + beta * z
+    return {0: y, 1: F.relu(y), 2: F.silu(y), 3: F.gelu(y)}[act]
+
+
+def test_torch_compile_fullgraph():
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 8, 3, padding="same")
+            self.up = torch.nn.ConvTranspose2d(8, 4, 2, stride=2)
+
+        def forward(self, x):
+            return self.up(F.relu(self.conv(x))) + cf.causal_conv(x[:, :, :, :1].squeeze(-1),
+                                                                  self.w1).mean()
+
+    torch.manual_seed(SEED)
+    m = Block()
+    m.w1 = torch.nn.Parameter(torch.randn(2, 3, 3))
+    convnd.nn.convert(m)
+    x = torch.randn(2, 3, 6, 5)
+    eager = m(x)
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(m)(x)
+    assert explained.graph_break_count == 0, explained.break_reasons
+    compiled = torch.compile(m, fullgraph=True)
+    got = compiled(x)
+    torch.testing.assert_close(got, eager, rtol=1e-5, atol=1e-5)
+    got.sum().backward()  # the backward graph runs through the op's autograd too
+    assert m.conv.weight.grad is not None
+
+
+BAD = [
+    # (description, call, exception, words the message must contain)
+    ("groups not dividing C_in",
+     lambda x, w: cf.conv2d(x, torch.randn(6, 2, 3, 3), groups=4), ValueError,
+     ["groups=4", "does not divide C_in=3"]),
+    ("weight channels", lambda x, w: cf.conv2d(x, torch.randn(4, 2, 3, 3)), ValueError,
+     ["w has shape [4, 2, 3, 3]", "expects [4, 3, 3, 3]"]),
+    ("float64", lambda x, w: cf.conv2d(x.double(), w.double()), ValueError,
+     ["float32, float16 and bfloat16"]),
+    ("kernel larger than input", lambda x, w: cf.conv2d(x, torch.randn(4, 3, 9, 1)), ValueError,
+     ["O[0]", "< 1"]),
+    ("same with stride", lambda x, w: cf.conv2d(x, w, stride=2, padding="same"), ValueError,
+     ["padding='same'", "stride=[2, 2]"]),
+    ("bias length", lambda x, w: cf.conv2d(x, w, torch.randn(5)), ValueError,
+     ["bias has shape [5]", "expects [4]"]),
+    ("unknown schedule",
+     lambda x, w: convnd.conv_nd(x, w, stride=[1, 1], dilation=[1, 1], padding_before=[0, 0],
+                                 padding_after=[0, 0], schedule="no_such_schedule"),
+     ValueError, ["no_such_schedule", "unknown schedule"]),
+    ("forced schedule refusing",
+     lambda x, w: convnd.conv_nd(x, w, stride=[1, 1], dilation=[1, 1], padding_before=[0, 0],
+                                 padding_after=[0, 0], schedule="depthwise"),
+     NotImplementedError, ["depthwise", "does not support"]),
+    ("stride list length", lambda x, w: cf.conv2d(x, w, stride=(1, 2, 3)), ValueError,
+     ["stride", "expected 2"]),
+]
+
+
+@pytest.mark.parametrize("desc,call,exc,words", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_raises_with_convnd_message(desc, call, exc, words):
+    x, w = torch.randn(1, 3, 6, 6), torch.randn(4, 3, 3, 3)
+    before = (x.clone(), w.clone())
+    with pytest.raises(exc) as e:
+        call(x, w)
+    for word in words:
+        assert word in str(e.value), str(e.value)
+    # Nothing written: the inputs are untouched (the op only ever writes its own fresh output).
+    assert torch.equal(x, before[0]) and torch.equal(w, before[1])
+
+
+def test_bad_input_raises_at_trace_time_too():
+    """The meta kernel validates with the library, so torch.compile reports convnd's error."""
+    torch._dynamo.reset()
+    f = torch.compile(lambda x, w: cf.conv2d(x, w, groups=4), fullgraph=True)
+    with pytest.raises(Exception) as e:
+        f(torch.randn(1, 3, 6, 6), torch.randn(6, 2, 3, 3))
+    assert "groups=4 does not divide C_in=3" in str(e.value)
+
+
+def test_mixed_devices_refused_clearly():
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device: mixing needs one")
+    with pytest.raises(ValueError, match="is on"):
+        cf.conv2d(torch.randn(1, 3, 6, 6), torch.randn(4, 3, 3, 3, device="cuda"))

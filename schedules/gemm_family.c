@@ -1,0 +1,32 @@
+/* The GEMM family's shared skeleton (gemm_family.h). */
+#include "gemm_family.h"
+
+static const convnd_gemm_tiles *tiles_of(convnd_gemm_variant v) {
+    return v == CONVND_GEMM_TC ? &convnd_gemm_tc_tiles : &convnd_gemm_simt_tiles;
+}
+
+int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_problem *p, int32_t config, char *reason,
+                                    size_t reason_len) {
+    return f->refuses(p, reason, reason_len) &&
+           convnd_gemm_supports(p, tiles_of(v), config, v == CONVND_GEMM_TC, f->names[v],
+                                f->names[1 - v], reason, reason_len);
+}
+
+int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                         const convnd_problem *p, int32_t config) {
+    return convnd_gemm_worth_routing(p, f->mode, tiles_of(v), config);
+}
+
+convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                        const convnd_launch_args *a) {
+    if (v == CONVND_GEMM_SIMT) return convnd_launch_on(&f->simt, a);
+    switch (a->params.dtype) {
+    case CONVND_F16:
+        return convnd_launch_on(&f->tc[0], a);
+    case CONVND_BF16:
+        return convnd_launch_on(&f->tc[1], a);
+    default:
+        return convnd_launch_on(&f->tc[2], a);
+    }
+}

@@ -1,0 +1,71 @@
+/* The GEMM family's host side, once: forward implicit GEMM (implicit_gemm.c) and transposed by
+ * phase (transposed.c) are each their own refusal plus one CONVND_GEMM_FAMILY line (descriptor:
+ * mode, names, launchers); supports, worth_routing and launch are the skeleton below. */
+#ifndef CONVND_GEMM_FAMILY_H
+#define CONVND_GEMM_FAMILY_H
+
+#include "gemm_tiles.h"
+#include "schedule.h"
+
+typedef enum convnd_gemm_variant {
+    CONVND_GEMM_TC = 0,  /* tensor cores: f16, bf16, f32 with TF32 allowed */
+    CONVND_GEMM_SIMT = 1 /* CUDA cores, exact f32 */
+} convnd_gemm_variant;
+
+typedef struct convnd_gemm_family {
+    convnd_mode mode;
+    const char *names[2]; /* [variant] */
+    /* the family's own refusals (mode, limits), before the shared tile and numerics checks */
+    int32_t (*refuses)(const convnd_problem *p, char *reason, size_t reason_len);
+    convnd_launcher tc[3]; /* by dtype: f16, bf16, f32 (TF32) */
+    convnd_launcher simt;
+} convnd_gemm_family;
+
+int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_problem *p, int32_t config, char *reason,
+                                    size_t reason_len);
+int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                         const convnd_problem *p, int32_t config);
+convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                        const convnd_launch_args *a);
+
+/* Defines the registry entry convnd_schedule_<sched> of variant V (TC or SIMT) of family f. */
+#define CONVND_GEMM_FAMILY_SCHEDULE(sched, f, V)                                                   \
+    static int32_t sched##_supports(const convnd_problem *p, int32_t config, char *reason,         \
+                                    size_t reason_len) {                                           \
+        return convnd_gemm_family_supports(&f, CONVND_GEMM_##V, p, config, reason, reason_len);    \
+    }                                                                                              \
+    static int32_t sched##_worth_routing(const convnd_problem *p, int32_t config) {                \
+        return convnd_gemm_family_worth_routing(&f, CONVND_GEMM_##V, p, config);                   \
+    }                                                                                              \
+    static convnd_status sched##_launch(const convnd_launch_args *a) {                             \
+        return convnd_gemm_family_launch(&f, CONVND_GEMM_##V, a);                                  \
+    }                                                                                              \
+    const convnd_schedule convnd_schedule_##sched = {                                              \
+        .name = #sched,                                                                            \
+        .num_configs = CONVND_GEMM_##V##_COUNT,                                                    \
+        .config_names = CONVND_GEMM_##V##_NAMES,                                                   \
+        .supports = sched##_supports,                                                              \
+        .worth_routing = sched##_worth_routing,                                                    \
+        .workspace_size = NULL,                                                                    \
+        .launch = sched##_launch,                                                                  \
+    }
+
+/* The whole family `prefix` (descriptor and the schedules prefix_tc and prefix_simt, on the
+ * launchers prefix_tc_f16, prefix_tc_bf16, prefix_tc_tf32 and prefix_simt) in one line. */
+#define CONVND_GEMM_FAMILY(prefix, family_mode, refusal)                                           \
+    static const convnd_gemm_family prefix##_family = {                                            \
+        .mode = family_mode,                                                                       \
+        .names = {#prefix "_tc", #prefix "_simt"},                                                 \
+        .refuses = refusal,                                                                        \
+        .tc = {CONVND_LAUNCHER_OF(prefix##_tc_f16), CONVND_LAUNCHER_OF(prefix##_tc_bf16),          \
+               CONVND_LAUNCHER_OF(prefix##_tc_tf32)},                                              \
+        .simt = CONVND_LAUNCHER_OF(prefix##_simt),                                                 \
+    };                                                                                             \
+    CONVND_GEMM_FAMILY_SCHEDULE(prefix##_tc, prefix##_family, TC);                                 \
+    CONVND_GEMM_FAMILY_SCHEDULE(prefix##_simt, prefix##_family, SIMT)
+
+#define CONVND_GEMM_TC_NAMES convnd_gemm_tc_names
+#define CONVND_GEMM_SIMT_NAMES convnd_gemm_simt_names
+
+#endif

@@ -1,0 +1,151 @@
+/* Registry entry of the Hopper tier (kernels/hopper_igemm.cu): warp-specialized wgmma + TMA
+ * implicit GEMM, forward convolution only, on sm_90a (compute capability 9.0) or the emulated
+ * device.
+ *
+ * Domain (each limit refused by name in supports()): forward mode, groups = 1, x, w and y
+ * channels-last, f16 / bf16 (f32 only with CONVND_MATH_ALLOW_TF32), non-negative padding,
+ * C_in and C_out whole 16-byte rows (TMA global strides), stride <= 8 (the im2col traversal
+ * stride), the im2col bounding-box corners within the tensor map's signed field of the rank
+ * (16 bits for 1-D, 8 for 2-D, 5 for 3-D convolutions) and the dilated filter extent below
+ * 65536 / 256 / 32, 32-bit indices. Everything else stays on igemm_tc / igemm_simt.
+ *
+ * Heuristic (worth_routing): only on a GPU of compute capability 9.0, for GEMM-shaped problems
+ * big enough to fill the persistent grid: C_in >= 64, C_out >= 64, at least 132 tiles;
+ * 128x256 when C_out > 128, else 128x128. */
+#include "launchers.h"
+#include "registry.h"
+#include "refuse.h"
+#include "problem_internal.h"
+#include "hopper_igemm.h"
+
+#include <stdint.h>
+
+#ifdef CONVND_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+static const char *const hopper_names[CONVND_HOPPER_COUNT] = {"128x256x64_s4", "128x128x64_s6"};
+
+/* 1 on the emulated device or an sm_90 GPU; else 0 and the reason. */
+static int32_t hopper_device_ok(char *reason, size_t reason_len) {
+    if (convnd_active_device() != CONVND_DEVICE_GPU) return 1;
+#ifdef CONVND_HAVE_CUDA
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+        major == 9 && minor == 0)
+        return 1;
+    (void)cudaGetLastError();
+    return convnd_refuse(reason, reason_len,
+                         "compute capability %d.%d: wgmma and TMA need the sm_90a image "
+                         "(compute capability 9.0)",
+                         major, minor);
+#else
+    return convnd_refuse(reason, reason_len, "built without CUDA: no sm_90a image");
+#endif
+}
+
+static int32_t hopper_supports(const convnd_problem *p, int32_t config, char *reason,
+                               size_t reason_len) {
+    (void)config;
+    convnd_problem_sizes sz;
+    if (convnd_problem_check(p, &sz) != CONVND_OK)
+        return convnd_refuse(reason, reason_len, "invalid problem");
+    if (p->mode != CONVND_FORWARD)
+        return convnd_refuse(reason, reason_len,
+                             "mode=%s: the Hopper tier implements forward convolution only",
+                             convnd_mode_name(p->mode));
+    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+        return convnd_refuse(reason, reason_len,
+                             "dtype=f32 needs math=allow_tf32 (wgmma has no exact-f32 mode)");
+    if (p->N == 0 || p->C_in == 0 || p->C_out == 0)
+        return convnd_refuse(reason, reason_len,
+                             "N=%lld, C_in=%lld, C_out=%lld: no GEMM to run (zero size)",
+                             (long long)p->N, (long long)p->C_in, (long long)p->C_out);
+    if (p->groups != 1)
+        return convnd_refuse(reason, reason_len, "groups=%lld: only groups=1 (dense GEMM)",
+                             (long long)p->groups);
+    if (p->x_layout != CONVND_CHANNELS_LAST || p->w_layout != CONVND_CHANNELS_LAST ||
+        sz.y_layout != CONVND_CHANNELS_LAST)
+        return convnd_refuse(reason, reason_len,
+                             "layouts x=%s w=%s y=%s: TMA im2col needs channels-last x, w and y",
+                             convnd_layout_name(p->x_layout), convnd_layout_name(p->w_layout),
+                             convnd_layout_name(sz.y_layout));
+    const int64_t es = sz.elem_bytes;
+    if ((p->C_in * es) % 16 || (p->C_out * es) % 16)
+        return convnd_refuse(reason, reason_len,
+                             "C_in=%lld, C_out=%lld: rows of %lld and %lld bytes are not whole "
+                             "16-byte units (TMA global strides)",
+                             (long long)p->C_in, (long long)p->C_out, (long long)(p->C_in * es),
+                             (long long)(p->C_out * es));
+    /* im2col corner fields: 16 bits (rank 3), 8 (rank 4), 5 (rank 5); filter extent below the
+     * offsets' reach (CUTLASS's can_implement: 65536 / 256 / 32) */
+    const int32_t bits = p->dims == 1 ? 16 : p->dims == 2 ? 8 : 5;
+    const int64_t lo = -(1ll << (bits - 1)), hi = (1ll << (bits - 1)) - 1, reach = 2 * (hi + 1);
+    for (int32_t d = 0; d < p->dims; ++d) {
+        if (p->pad_before[d] < 0 || p->pad_after[d] < 0)
+            return convnd_refuse(reason, reason_len,
+                                 "padding[%d]=%lld/%lld: negative padding (cropping) is not a "
+                                 "TMA bounding box",
+                                 d, (long long)p->pad_before[d], (long long)p->pad_after[d]);
+        if (p->stride[d] > 8)
+            return convnd_refuse(reason, reason_len,
+                                 "stride[%d]=%lld: the im2col traversal stride is at most 8", d,
+                                 (long long)p->stride[d]);
+        const int64_t extent = (p->kernel[d] - 1) * p->dilation[d];
+        if (extent >= reach)
+            return convnd_refuse(reason, reason_len,
+                                 "dilated filter extent %lld in dim %d: im2col offsets of a "
+                                 "%d-D convolution reach below %lld",
+                                 (long long)extent, d, p->dims, (long long)reach);
+        const int64_t lower = -p->pad_before[d];
+        const int64_t upper = (sz.out[d] - 1) * p->stride[d] - p->pad_before[d] - (p->input[d] - 1);
+        if (lower < lo || lower > hi || upper < lo || upper > hi)
+            return convnd_refuse(reason, reason_len,
+                                 "im2col corners %lld/%lld in dim %d outside [%lld, %lld] (%d-bit "
+                                 "fields for a %d-D convolution)",
+                                 (long long)lower, (long long)upper, d, (long long)lo,
+                                 (long long)hi, bits, p->dims);
+    }
+    if (sz.x_numel >= INT32_MAX || sz.y_numel >= INT32_MAX || sz.w_numel >= INT32_MAX)
+        return convnd_refuse(reason, reason_len,
+                             "tensors of 2^31 elements or more: TMA coordinates are 32-bit");
+    return hopper_device_ok(reason, reason_len);
+}
+
+static int32_t hopper_worth_routing(const convnd_problem *p, int32_t config) {
+    if (convnd_active_device() != CONVND_DEVICE_GPU) return 0;
+    convnd_problem_sizes sz;
+    if (convnd_problem_check(p, &sz) != CONVND_OK) return 0;
+    int64_t m = p->N;
+    for (int32_t d = 0; d < p->dims; ++d)
+        m *= sz.out[d];
+    const int64_t bn = convnd_hopper_bn(config);
+    const int64_t tiles =
+        (m + CONVND_HOPPER_BM - 1) / CONVND_HOPPER_BM * ((p->C_out + bn - 1) / bn);
+    const int32_t wide = p->C_out > 128;
+    return p->C_in >= 64 && p->C_out >= 64 && tiles >= 132 &&
+           (config == CONVND_HOPPER_128x256) == wide;
+}
+
+/* TMA needs 16-byte aligned tensors: element-aligned pointers that are not (valid in the API)
+ * run on igemm_tc's first configuration instead, which handles any alignment. */
+static convnd_status hopper_launch(const convnd_launch_args *a) {
+    if (((uintptr_t)a->x | (uintptr_t)a->w | (uintptr_t)a->y) % 16) {
+        convnd_launch_args b = *a;
+        b.config = 0;
+        return convnd_schedule_igemm_tc.launch(&b);
+    }
+    return CONVND_CALL_LAUNCHER(hopper_igemm, a);
+}
+
+const convnd_schedule convnd_schedule_hopper_igemm = {
+    .name = "hopper_igemm",
+    .num_configs = CONVND_HOPPER_COUNT,
+    .config_names = hopper_names,
+    .supports = hopper_supports,
+    .worth_routing = hopper_worth_routing,
+    .workspace_size = NULL,
+    .launch = hopper_launch,
+};

@@ -1,0 +1,255 @@
+/* Weight-gradient mode through conv_nd (SPEC §10): every wgrad schedule forced on a table of
+ * problems in f32/f16/bf16, both thread orders, against the CPU reference, with dw poisoned
+ * first; accumulation into dw (z == dw, beta); bit-for-bit determinism of split-K across runs
+ * and thread orders; validation and call errors with nothing written; the data gradient run
+ * through conv_nd with accumulation into an existing dx. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "convnd_bind.h"
+#include "schedule.h"
+#include "test_conv_case.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+#include "test_schedule_runs.h"
+#include "test_wgrad_case.h"
+
+#define MAX_WGRAD_CONFIGS 16
+static test_schedule_config wgrad_configs[MAX_WGRAD_CONFIGS];
+
+static size_t list_wgrad_configs(void) {
+    return test_list_schedule_configs("wgrad_", wgrad_configs, MAX_WGRAD_CONFIGS);
+}
+
+/* Geometry of every family: dense 1/2/3-D, stride, dilation, asymmetric and negative padding,
+ * groups, depthwise (incl. causal 1-D), channels-last, tiny and empty reductions. */
+static const test_case_text wgrad_cases[] = {
+    {"dense_1d", "wg 1d N=2 Ci=3 Co=4 I=11 K=3 P0=1 P1=1", 0},
+    {"dense_2d_stride", "wg 2d N=2 Ci=4 Co=5 I=9,8 K=3,2 S=2,3 P0=1,0 P1=1,2", 0},
+    {"dense_3d_dilated", "wg 3d N=1 Ci=2 Co=3 I=5,6,7 K=2,3,2 D=2,1,3 P0=1 P1=0", 0},
+    {"negative_pad", "wg 2d N=1 Ci=3 Co=2 I=10,9 K=3 S=1,2 P0=-2,1 P1=2,-1", 0},
+    {"grouped_cl", "wg 2d N=2 Ci=6 Co=9 g=3 I=7,6 K=3 P0=1 P1=1 x=cl w=cl y=cl", 0},
+    {"mixed_layouts", "wg 2d N=2 Ci=4 Co=4 I=6,7 K=2,3 S=2 x=cl w=cf y=cf", 0},
+    {"depthwise_2d", "wg 2d N=2 Ci=8 Co=8 g=8 I=9,9 K=5 P0=2 P1=2", 0},
+    {"depthwise_causal_1d", "wg 1d N=1 Ci=6 Co=6 g=6 I=200 K=4 P0=3 P1=0 x=cl y=cl w=cl", 0},
+    {"depthwise_multiplier", "wg 1d N=2 Ci=3 Co=6 g=3 I=30 K=3 D=2 P0=2 P1=2", 0},
+    {"long_reduction", "wg 1d N=3 Ci=2 Co=2 I=700 K=2 S=1", 0},
+    {"kernel_beyond_input", "wg 1d N=1 Ci=2 Co=3 I=3 K=5 P0=3 P1=3", 0},
+    {"accumulate", "wg 2d N=2 Ci=3 Co=4 I=6,5 K=3 P0=1 P1=1 z alpha=0.5 beta=1", 1},
+    {"accumulate_out_of_place", "wg 1d N=2 Ci=2 Co=2 I=9 K=3 z alpha=2 beta=-0.5", 0},
+    {"empty_batch", "wg 1d N=0 Ci=2 Co=3 I=9 K=3 z beta=1", 1},
+};
+static const convnd_dtype wgrad_dtypes[] = {CONVND_F32, CONVND_F16, CONVND_BF16};
+
+static void run_wgrad_case(const char *spec, const convnd_problem *p, const char *id,
+                           int z_in_place) {
+    char err[512], text[512];
+    cr_assert(convnd_schedule_supports(spec, p, err, sizeof err), "%s refuses %s: %s", spec, id,
+              err);
+    test_wgrad_case c;
+    cr_assert(
+        test_wgrad_init(&c, p, z_in_place, test_seed_of(id, (uint64_t)p->dtype), err, sizeof err),
+        "%s: %s", id, err);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
+        const convnd_status st = test_wgrad_run(&c, spec);
+        cr_expect_eq(st, CONVND_OK, "%s %s (order %s): %s", spec, id, test_order_name(o),
+                     convnd_last_error());
+        cr_expect(test_wgrad_check(&c, err, sizeof err), "%s %s (order %s): %s\n  %s", spec, id,
+                  test_order_name(o), err, convnd_problem_format(text, sizeof text, &c.p));
+    }
+    test_order_apply(0);
+    test_wgrad_free(&c);
+}
+
+ParameterizedTestParameters(wgrad, forced_schedule_table) {
+    return cr_make_param_array(test_schedule_config, wgrad_configs, list_wgrad_configs());
+}
+
+ParameterizedTest(test_schedule_config *sc, wgrad, forced_schedule_table) {
+    char spec[128];
+    test_schedule_spec(*sc, spec, sizeof spec);
+    for (size_t i = 0; i < sizeof wgrad_cases / sizeof wgrad_cases[0]; ++i)
+        for (size_t d = 0; d < sizeof wgrad_dtypes / sizeof wgrad_dtypes[0]; ++d) {
+            convnd_problem p = test_parse_valid(wgrad_cases[i].problem);
+            p.dtype = wgrad_dtypes[d];
+            run_wgrad_case(spec, &p, wgrad_cases[i].id, wgrad_cases[i].z_in_place);
+        }
+}
+
+/* Split-K's partials are summed in a fixed order: the same bits every run and every order. */
+Test(wgrad, splitk_bit_identical_across_runs_and_orders) {
+    const char *specs[] = {"wgrad_splitk:s8", "wgrad_splitk:s32", "wgrad_splitk:s128",
+                           "wgrad_direct"};
+    const char *problems[] = {"wg 1d N=2 Ci=4 Co=4 g=4 I=500 K=4 P0=3 P1=0 x=cl w=cl y=cl",
+                              "wg 2d N=2 Ci=3 Co=5 I=13,11 K=3 S=2 P0=1 P1=1"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s)
+        for (size_t q = 0; q < sizeof problems / sizeof problems[0]; ++q) {
+            convnd_problem p = test_parse_valid(problems[q]);
+            char err[256];
+            test_wgrad_case c;
+            cr_assert(test_wgrad_init(&c, &p, 0, 99 + q, err, sizeof err), "%s", err);
+            const size_t bytes = c.esize * (size_t)c.dwd.numel;
+            void *first = malloc(bytes);
+            cr_assert(first);
+            for (int run = 0; run < 2 * test_order_count(); ++run) {
+                test_order_apply(run % test_order_count());
+                cr_assert_eq(test_wgrad_run(&c, specs[s]), CONVND_OK, "%s", convnd_last_error());
+                cr_expect(test_wgrad_check(&c, err, sizeof err), "%s: %s", specs[s], err);
+                if (run == 0)
+                    memcpy(first, c.hdw, bytes);
+                else
+                    cr_expect_eq(memcmp(first, c.hdw, bytes), 0,
+                                 "%s on %s: run %d (order %s) differs bit for bit from run 0",
+                                 specs[s], problems[q], run,
+                                 test_order_name(run % test_order_count()));
+            }
+            test_order_apply(0);
+            free(first);
+            test_wgrad_free(&c);
+        }
+}
+
+Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
+    const char *cases[][2] = {
+        {"wg 1d N=4 Ci=64 Co=64 g=64 I=4096 K=4 P0=3 P1=0 x=cl w=cl y=cl", "wgrad_splitk"},
+        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1", "wgrad_direct"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        convnd_problem p = test_parse_valid(cases[i][0]);
+        char name[128];
+        cr_assert_eq(convnd_plan_name(&p, NULL, name, sizeof name), CONVND_OK, "%s",
+                     convnd_last_error());
+        cr_expect(strncmp(name, cases[i][1], strlen(cases[i][1])) == 0, "%s planned as %s",
+                  cases[i][0], name);
+    }
+}
+
+Test(wgrad, validation_names_the_parameter) {
+    convnd_problem p = test_parse_valid("wg 1d Ci=2 Co=2 I=5 K=3");
+    p.has_bias = 1;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "has_bias=1"), "%s", convnd_last_error());
+    p.has_bias = 0;
+    p.activation = CONVND_ACT_SILU;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "activation=silu"), "%s", convnd_last_error());
+    p.activation = CONVND_ACT_NONE;
+    p.mode = (convnd_mode)3;
+    cr_expect_eq(convnd_validate(&p), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "2 wgrad"), "%s", convnd_last_error());
+}
+
+Test(wgrad, describe_shapes) {
+    convnd_problem p = test_parse_valid("wg 2d N=2 Ci=6 Co=4 g=2 I=9,8 K=3,2 S=2 x=cl w=cl y=cf");
+    convnd_tensor_desc x, w, y, z;
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_X, &x), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_W, &w), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_Y, &y), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_Z, &z), CONVND_OK);
+    const int64_t xs[] = {2, 6, 9, 8}, ws[] = {4, 3, 3, 2}, ys[] = {2, 4, 4, 4};
+    for (int i = 0; i < 4; ++i) {
+        cr_expect_eq(x.shape[i], xs[i]);
+        cr_expect_eq(w.shape[i], ws[i], "dw dim %d", i);
+        cr_expect_eq(y.shape[i], ys[i], "dy dim %d", i);
+        cr_expect_eq(z.shape[i], ws[i], "z (dw_prev) dim %d", i);
+    }
+    cr_expect_eq(w.layout, CONVND_CHANNELS_LAST);
+    cr_expect_eq(z.layout, CONVND_CHANNELS_LAST, "z shares dw's layout");
+    cr_expect_eq(y.layout, CONVND_CHANNELS_FIRST);
+}
+
+/* Call errors: each a clear status and message, dw untouched. */
+Test(wgrad, call_errors_write_nothing) {
+    convnd_problem p = test_parse_valid("wg 1d N=2 Ci=2 Co=2 I=300 K=3 P0=1 P1=1");
+    char err[256];
+    test_wgrad_case c;
+    cr_assert(test_wgrad_init(&c, &p, 0, 5, err, sizeof err), "%s", err);
+    const size_t bytes = c.esize * (size_t)c.dwd.numel;
+    convnd_memcpy_h2d(c.ddw, c.hz, bytes); /* a known value to stay untouched */
+    convnd_options split = {.schedule = "wgrad_splitk:s32"};
+    size_t need = 0;
+    cr_assert_eq(convnd_workspace_size(&p, &split, &need), CONVND_OK);
+    cr_assert(need >= 32 * (size_t)c.dwd.numel * 4, "workspace %zu", need);
+    void *ws = test_device_upload(CONVND_F32, NULL, (int64_t)(need / 4));
+    struct {
+        const char *what;
+        convnd_status st;
+        const char *needle;
+        const void *dy;
+        void *dw;
+        size_t ws_bytes;
+        const convnd_options *opts;
+    } calls[] = {
+        {"workspace one byte short", CONVND_ERR_WORKSPACE, "needs", c.ddy, c.ddw, need - 1, &split},
+        {"NULL dw", CONVND_ERR_NULL_POINTER, "dw is NULL", c.ddy, NULL, need, &split},
+        {"NULL dy", CONVND_ERR_NULL_POINTER, "dy is NULL", NULL, c.ddw, need, &split},
+        {"dy overlapping dw", CONVND_ERR_ALIASING, "overlaps dw", c.ddw, c.ddw, need, &split},
+        {"forward schedule forced", CONVND_ERR_UNSUPPORTED, "mode=wgrad", c.ddy, c.ddw, need,
+         &(convnd_options){.schedule = "direct"}},
+    };
+    void *host = malloc(bytes);
+    cr_assert(host);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; ++i) {
+        const convnd_status st = conv_nd(&p, c.dx, calls[i].dy, NULL, NULL, calls[i].dw, ws,
+                                         calls[i].ws_bytes, NULL, calls[i].opts);
+        cr_expect_eq(st, calls[i].st, "%s: status %d (%s)", calls[i].what, (int)st,
+                     convnd_last_error());
+        cr_expect(strstr(convnd_last_error(), calls[i].needle), "%s: message '%s' lacks '%s'",
+                  calls[i].what, convnd_last_error(), calls[i].needle);
+        convnd_memcpy_d2h(host, c.ddw, bytes);
+        cr_expect_eq(memcmp(host, c.hz, bytes), 0, "%s: dw was written", calls[i].what);
+    }
+    /* a wgrad schedule forced on a forward problem */
+    convnd_problem f = p;
+    f.mode = CONVND_FORWARD;
+    char reason[256];
+    cr_expect(!convnd_schedule_supports("wgrad_direct", &f, reason, sizeof reason));
+    cr_expect(strstr(reason, "wgrad only"), "%s", reason);
+    free(host);
+    convnd_free(ws);
+    test_wgrad_free(&c);
+}
+
+/* The data gradient through conv_nd: the bound transposed problem with z == dx, beta = 1 adds
+ * to an existing gradient (checked against the reference with the same z). */
+Test(wgrad, dgrad_accumulates_into_existing_dx) {
+    const char *forward[] = {"fwd 2d N=2 Ci=3 Co=4 I=8,7 K=3 S=2,3 P0=1 P1=1",
+                             "fwd 1d N=2 Ci=4 Co=6 g=2 I=17 K=4 S=3 D=2 P0=2 P1=-1 x=cl",
+                             "tr 2d N=1 Ci=4 Co=2 I=5,4 K=3 S=2 P0=1 P1=0"};
+    const char *specs[] = {"direct:t128", "direct:t256"};
+    for (size_t i = 0; i < sizeof forward / sizeof forward[0]; ++i)
+        for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s) {
+            convnd_problem f = test_parse_valid(forward[i]), d;
+            cr_assert_eq(convnd_bind_dgrad(&f, &d), CONVND_OK, "%s", convnd_last_error());
+            d.has_z = 1;
+            d.beta = 1.0f;
+            test_run_supported_case(specs[s], &d, forward[i], 1, 11 + i);
+        }
+}
+
+/* The plan object runs wgrad too: create once, size the workspace, execute, same result. */
+Test(wgrad, plan_object_executes_wgrad) {
+    convnd_problem p =
+        test_parse_valid("wg 1d N=2 Ci=4 Co=4 g=4 I=3000 K=4 P0=3 P1=0 x=cl w=cl y=cl");
+    char err[256];
+    test_wgrad_case c;
+    cr_assert(test_wgrad_init(&c, &p, 0, 21, err, sizeof err), "%s", err);
+    convnd_plan_t *plan = NULL;
+    cr_assert_eq(convnd_plan_create(&plan, &c.p, NULL), CONVND_OK, "%s", convnd_last_error());
+    size_t ws_bytes = 0;
+    cr_assert_eq(convnd_plan_workspace_size(plan, &ws_bytes), CONVND_OK);
+    void *ws = ws_bytes ? test_device_upload(CONVND_F32, NULL, (int64_t)(ws_bytes / 4 + 1)) : NULL;
+    cr_assert_eq(convnd_plan_execute(plan, c.dx, c.ddy, NULL, NULL, c.ddw, ws, ws_bytes, NULL),
+                 CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(convnd_synchronize(NULL), CONVND_OK);
+    convnd_memcpy_d2h(c.hdw, c.ddw, c.esize * (size_t)c.dwd.numel);
+    cr_expect(test_wgrad_check(&c, err, sizeof err), "plan: %s", err);
+    convnd_plan_destroy(plan);
+    if (ws) convnd_free(ws);
+    test_wgrad_free(&c);
+}
