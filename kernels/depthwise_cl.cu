@@ -9,7 +9,13 @@
  * the taps k2 = ph, ph + S, ph + 2S... of a stride phase ph read inputs one step apart, so each
  * step loads one new input vector instead of R. The weights of the block's channels live in
  * shared memory as [tap][channel] floats (one 128-bit read per tap and 4 channels); large
- * kernels are staged a few rows at a time (kernels/depthwise_configs.h). */
+ * kernels are staged a few rows at a time (kernels/depthwise_configs.h).
+ *
+ * The common widths (CONVND_DW_CL_WIDTHS: 3, 5, 7, 9, 31 and the causal 2-4) with stride 1,
+ * dilation 1 and 16-byte vectors have kernels of their own, the width KW a template argument
+ * (dw_cl_row_fixed): the row's inputs pass through a ring of raw 16-byte registers whose slots
+ * are fixed at compile time, so the window slides without moves, and each tap's next input is
+ * loaded before the tap's FMAs. Other problems take the generic row (KW = 0). */
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
@@ -91,9 +97,90 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
     }
 }
 
+/* The lanes' raw 16-byte input vector at W position i2 of xrow (zeros in the padding): the
+ * fixed-width rows keep inputs packed, 4 registers whatever T, and unpack them at the FMA. */
+template <typename T, typename Idx, int VEC>
+__device__ __forceinline__ uint4 dw_load_raw(const convnd_conv_params &p, const T *xrow,
+                                             const dw_lane_channels<Idx, VEC> &lc, Idx i2) {
+    if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);
+    return *reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base);
+}
+
+/* Element j of a raw 16-byte vector as f32, recomputed at every use: on the GPU the 16-bit
+ * unpack is opaque inline PTX, so the compiler cannot keep unpacked copies of the window alive
+ * across taps (that would double the window's registers); f32 needs no unpack. */
+template <typename T> __device__ __forceinline__ float dw_unpack_at_use(unsigned word, int j) {
+#if defined(CONVND_EMU) && CONVND_EMU
+    const unsigned words[4] = {word, word, word, word};
+    return dw_unpack<T>(words, j % 2); /* element j of its word */
+#else
+    if constexpr (sizeof(T) == 4) {
+        return __uint_as_float(word);
+    } else if constexpr (std::is_same<T, convnd_bf16>::value) {
+        unsigned f;
+        if (j % 2)
+            asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(f) : "r"(word));
+        else
+            asm volatile("shl.b32 %0, %1, 16;" : "=r"(f) : "r"(word));
+        return __uint_as_float(f);
+    } else {
+        float f;
+        if (j % 2)
+            asm volatile("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }"
+                         : "=f"(f)
+                         : "r"(word));
+        else
+            asm volatile("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }"
+                         : "=f"(f)
+                         : "r"(word));
+        return f;
+    }
+#endif
+}
+
+/* Full unrolling is what keeps the ring in fixed registers on the GPU. The emulated device runs
+ * the same loops rolled (the same arithmetic, slot indices computed at run time): GCC spends
+ * many minutes unrolling the 31-wide instances and the CPU gains nothing from it. */
+#if defined(CONVND_EMU) && CONVND_EMU
+#define CONVND_DW_UNROLL_ON_GPU(n)
+#else
+#define CONVND_DW_UNROLL_ON_GPU(n) CONVND_UNROLL(n)
+#endif
+
+/* One kernel row of width KW (stride 1, dilation 1, 16-byte vectors) for R outputs: tap t of
+ * output r reads input position t + r of the row, j = 0 .. R + KW - 2 from ow0 - P. Position j
+ * lives in ring slot j % (R + 1); with the loops unrolled every slot is a fixed register, so
+ * nothing shifts. Tap t reads positions t .. t + R - 1; position t + R (tap t + 1's newest) goes
+ * into the one free slot before tap t's FMAs, so its load overlaps them. */
+template <typename T, typename Idx, int R, int VEC, int KW>
+__device__ __forceinline__ void
+dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channels<Idx, VEC> &lc,
+                const float *wrow, int cb, Idx ow0, float (&acc)[R][VEC]) {
+    constexpr int SLOTS = R + 1;
+    const Idx i0 = ow0 - (Idx)p.p0[2];
+    uint4 ring[SLOTS];
+    CONVND_DW_UNROLL_ON_GPU(16)
+    for (int r = 0; r < R; ++r)
+        ring[r] = dw_load_raw<T, Idx, VEC>(p, xrow, lc, i0 + r);
+    CONVND_DW_UNROLL_ON_GPU(32)
+    for (int t = 0; t < KW; ++t) {
+        if (t + 1 < KW) ring[(t + R) % SLOTS] = dw_load_raw<T, Idx, VEC>(p, xrow, lc, i0 + t + R);
+        float wv[VEC];
+        dw_lds<VEC>(wrow + t * cb, wv);
+        CONVND_DW_UNROLL_ON_GPU(16)
+        for (int r = 0; r < R; ++r) {
+            const uint4 v = ring[(t + r) % SLOTS];
+            const unsigned words[4] = {v.x, v.y, v.z, v.w};
+            CONVND_DW_UNROLL_ON_GPU(16)
+            for (int j = 0; j < VEC; ++j)
+                acc[r][j] = fmaf(dw_unpack_at_use<T>(words[j * 4 / VEC], j), wv[j], acc[r][j]);
+        }
+    }
+}
+
 /* Block (tx channel vectors) x (ty items); grid (channel chunks) x (item groups, strided). The
  * item loop is block-uniform so that the stage barriers are reached by every thread. */
-template <typename T, typename Idx, int R, bool VECIO>
+template <typename T, typename Idx, int R, bool VECIO, int KW>
 __global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
@@ -141,8 +228,11 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
                     !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
                     continue;
                 const T *xrow = x + at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
-                dw_cl_row<T, Idx, R, VEC, VECIO>(
-                    p, xrow, lc, wsm + rl * (int)p.k[2] * cb + tx * VEC, cb, at.ow0, acc);
+                const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
+                if constexpr (KW > 0)
+                    dw_cl_row_fixed<T, Idx, R, VEC, KW>(p, xrow, lc, wrow, cb, at.ow0, acc);
+                else
+                    dw_cl_row<T, Idx, R, VEC, VECIO>(p, xrow, lc, wrow, cb, at.ow0, acc);
             }
         }
         if (!active) continue;
@@ -169,7 +259,7 @@ static bool dw_cl_vector_io(const convnd_launch_args *a, int vec) {
     return ptrs % 16 == 0;
 }
 
-template <typename T, typename Idx, int R, bool VECIO>
+template <typename T, typename Idx, int R, bool VECIO, int KW>
 static convnd_status dw_cl_launch_typed(const convnd_launch_args *a,
                                         const convnd_unit_geometry &geo) {
     const convnd_conv_params &p = a->params;
@@ -180,7 +270,7 @@ static convnd_status dw_cl_launch_typed(const convnd_launch_args *a,
     g.staged_once = geo.staged_once;
     int64_t groups = (g.items + geo.ty - 1) / geo.ty;
     if (groups > 65535) groups = 65535; /* the item loop strides over the rest */
-    auto kernel = &depthwise_cl_kernel<T, Idx, R, VECIO>;
+    auto kernel = &depthwise_cl_kernel<T, Idx, R, VECIO, KW>;
     return convnd_launch(kernel, dim3((unsigned)geo.chunks, (unsigned)groups),
                          dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
@@ -198,11 +288,25 @@ template <typename T, int R> static convnd_status dw_cl_launch_dtype(const convn
         return convnd_error(CONVND_ERR_INTERNAL, "depthwise_cl: %lld channel blocks",
                             (long long)geo.chunks);
     const bool vec = dw_cl_vector_io(a, VEC), wide = conv_needs_index64(p);
+    if (vec && p.s[2] == 1 && p.d[2] == 1) {
+        switch (p.k[2]) {
+/* 64-bit indices up to width 9: at 31 the 8-output kernel runs out of registers and spills */
+#define CONVND_DW_CL_FIXED_CASE(kw)                                                                \
+    case kw:                                                                                       \
+        if (!wide) return dw_cl_launch_typed<T, int32_t, R, true, kw>(a, geo);                     \
+        if constexpr (kw <= 9) return dw_cl_launch_typed<T, int64_t, R, true, kw>(a, geo);         \
+        break;
+            CONVND_DW_CL_WIDTHS(CONVND_DW_CL_FIXED_CASE)
+#undef CONVND_DW_CL_FIXED_CASE
+        default:
+            break;
+        }
+    }
     if (vec)
-        return wide ? dw_cl_launch_typed<T, int64_t, R, true>(a, geo)
-                    : dw_cl_launch_typed<T, int32_t, R, true>(a, geo);
-    return wide ? dw_cl_launch_typed<T, int64_t, R, false>(a, geo)
-                : dw_cl_launch_typed<T, int32_t, R, false>(a, geo);
+        return wide ? dw_cl_launch_typed<T, int64_t, R, true, 0>(a, geo)
+                    : dw_cl_launch_typed<T, int32_t, R, true, 0>(a, geo);
+    return wide ? dw_cl_launch_typed<T, int64_t, R, false, 0>(a, geo)
+                : dw_cl_launch_typed<T, int32_t, R, false, 0>(a, geo);
 }
 
 template <int R> static convnd_status dw_cl_launch_run(const convnd_launch_args *a) {

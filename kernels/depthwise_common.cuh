@@ -60,6 +60,21 @@ __device__ __forceinline__ unsigned dw_to_bits(convnd_bf16 h) {
 }
 #endif
 
+/* One 16-byte store of 4 words at p (16-byte aligned). On the GPU as inline PTX: given a uint4
+ * store, nvcc 13.0 splits it into four 4-byte stores in the 64-bit-index kernels. */
+#if defined(CONVND_EMU) && CONVND_EMU
+template <typename T> inline void dw_store_words(T *p, const unsigned (&words)[4]) {
+    *reinterpret_cast<uint4 *>(p) = make_uint4(words[0], words[1], words[2], words[3]);
+}
+#else
+template <typename T>
+__device__ __forceinline__ void dw_store_words(T *p, const unsigned (&words)[4]) {
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "r"(words[0]),
+                 "r"(words[1]), "r"(words[2]), "r"(words[3])
+                 : "memory");
+}
+#endif
+
 /* Element i of a 16-byte vector held as 4 words (little endian: element 2q is word q's low
  * half for 16-bit T). */
 template <typename T>
@@ -96,7 +111,7 @@ __device__ __forceinline__ void dw_store16(T *p, const float (&v)[VEC]) {
             words[q] = dw_to_bits(convnd_from_f32<T>(v[2 * q])) |
                        dw_to_bits(convnd_from_f32<T>(v[2 * q + 1])) << 16;
     }
-    *reinterpret_cast<uint4 *>(p) = make_uint4(words[0], words[1], words[2], words[3]);
+    dw_store_words(p, words);
 }
 
 /* N floats of shared memory at p (16-byte aligned, N a multiple of 4) with 128-bit loads. */

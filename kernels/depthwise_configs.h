@@ -48,6 +48,10 @@ static inline convnd_dw_config convnd_dw_config_at(int32_t i) {
     return configs[i];
 }
 
+/* Kernel widths (along W) with a depthwise_cl kernel of their own, for stride 1 and dilation 1:
+ * the common depthwise widths and the causal 2-4 (kernels/depthwise_cl.cu). */
+#define CONVND_DW_CL_WIDTHS(X) X(2) X(3) X(4) X(5) X(7) X(9) X(31)
+
 /* Threads per block of every kernel here. */
 #define CONVND_DW_THREADS 256
 /* Staged weights: within the default 48 KiB (no opt-in), room for several blocks per SM. */

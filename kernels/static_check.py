@@ -6,10 +6,15 @@ cuobjdump --dump-sass and prints one row per kernel instance: registers, static 
 shared memory, stack and spill bytes, HMMA instructions, 128-bit global loads. It fails (exit 1)
 when
   - any kernel spills (spill stores or loads > 0),
-  - a tensor-core kernel (the rules below) has no HMMA instruction,
+  - a tensor-core kernel (the rules below) has no HMMA instruction, or a 16-bit one no LDSM,
   - a kernel that must load 16 bytes at a time (the channels-last vector path of the implicit
     GEMM) has no 128-bit global load (LDGSTS.E.BYPASS.128 or LDG.E.128),
-  - a kernel needs more than 227 KiB of shared memory.
+  - a kernel needs more than 227 KiB of shared memory,
+  - the performance MODEL (kernels/sass_model.py) of a tensor-core or memory-bound instance finds
+    a generic LD in a tensor-core main loop (unless waived there as a known defect) or a model
+    ceiling below the floor its configuration declares.
+It prints one table: resources, the steady-state loop's instruction mix and the model's
+ceilings (% of peak; MODEL figures, not measurements), with the model's assumptions after it.
 A kernel's row says which rules applied to it.
 
 cuobjdump and nvdisasm are not in every CUDA install; when missing they are installed from PyPI
@@ -26,6 +31,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sass_model  # noqa: E402  (a sibling file)
+import sass_model_selftest  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
 INCLUDES = ["include", "core", "device", "kernels"]
@@ -36,6 +45,8 @@ TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
 # (what, regex on the demangled kernel name, requirement)
 RULES = [
     ("HMMA", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "hmma"),
+    # 16-bit tensor-core fragments come from shared memory through ldmatrix (tc_warp_mma.cuh)
+    ("LDSM", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<(?:__half|__nv_bfloat16),"), "ldsm"),
     # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
     ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
     # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): likewise
@@ -43,6 +54,10 @@ RULES = [
     # depthwise_cl / depthwise_stream / grouped kernels with VECIO = true: 16-byte channel vectors
     ("LDG128", re.compile(r"(?:depthwise_cl|depthwise_stream|grouped)_kernel<.*, true>\("), "ldg128"),
 ]
+
+
+MODEL_COLUMNS = ["occ", "loop", "HMMA", "LDSM", "LDS", "LD.E", "LDGSTS", "LDG", "STG", "FFMA", "int",
+                 "mov", "BAR", "ways", "smem%", "issue%", "B/ins", "floor%"]
 
 
 def find_tool(name):
@@ -109,23 +124,21 @@ def parse_ptxas(text):
     return kernels
 
 
-SASS_FUNCTION = re.compile(r"^\s*Function : (\S+)")
+LDG128 = re.compile(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b")
 
 
-def parse_sass(text):
-    """{mangled name: {hmma, ldg128}} instruction counts from cuobjdump --dump-sass."""
-    counts, current = {}, None
-    for line in text.splitlines():
-        m = SASS_FUNCTION.match(line)
-        if m:
-            current = counts.setdefault(m.group(1), {"hmma": 0, "ldg128": 0})
-            continue
-        if current is None:
-            continue
-        if re.search(r"\bHMMA\.", line):
-            current["hmma"] += 1
-        if re.search(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b", line):
-            current["ldg128"] += 1
+def parse_sass(functions):
+    """{mangled name: {hmma, ldg128, ldsm}} instruction counts of sass_model.parse_functions' output."""
+    counts = {}
+    for name, instrs in functions.items():
+        c = counts.setdefault(name, {"hmma": 0, "ldg128": 0, "ldsm": 0})
+        for _, op, _ in instrs:
+            if op.startswith("HMMA."):
+                c["hmma"] += 1
+            if op.startswith("LDSM."):
+                c["ldsm"] += 1
+            if LDG128.search(op):
+                c["ldg128"] += 1
     return counts
 
 
@@ -143,7 +156,7 @@ def dynamic_smem(demangled):
     bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
     ld = bk + 16 // size
     pipe = stages * (bm + bn) * ld * size
-    c = bm * (bn + 4) * 4
+    c = 0 if re.search(r"_tc_mma", demangled) else bm * (bn + 4) * 4  # tc: register epilogue
     return (max(pipe, c) + 127) // 128 * 128 + bm * 4
 
 
@@ -169,16 +182,21 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     s = subprocess.run([cuobjdump, "--dump-sass", cubin], capture_output=True, text=True, env=env)
     if s.returncode != 0:
         return base, None, None, s.stdout + s.stderr
-    return base, parse_ptxas(r.stdout + r.stderr), parse_sass(s.stdout), ""
+    functions = sass_model.parse_functions(s.stdout)
+    return base, parse_ptxas(r.stdout + r.stderr), (parse_sass(functions), functions), ""
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--keep", help="keep the cubins in this folder")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--only", help="print only the rows whose kernel matches this regex (the "
+                    "checks still cover every instance)")
     ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/*.cu)")
     args = ap.parse_args()
 
+    sass_model_selftest.main()  # raises when the model's own arithmetic is wrong
     nvcc = find_tool("nvcc")
     if not nvcc:
         print("static_check: nvcc not found", file=sys.stderr)
@@ -189,16 +207,17 @@ def main():
     workdir = args.keep or tempfile.mkdtemp(prefix="convnd-static-check-")
     os.makedirs(workdir, exist_ok=True)
 
-    rows, failures = [], []
+    rows, failures, waived, models = [], [], [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda f: compile_one(f, nvcc, cuobjdump, nvdisasm_dir, workdir), files))
     for base, ptxas, sass, err in results:
         if ptxas is None:
             failures.append(f"{base}.cu: compilation or disassembly failed:\n{err}")
             continue
+        counts, functions = sass
         names = demangle(sorted(ptxas))
         for mangled in sorted(ptxas, key=lambda n: names[n]):
-            info, ins = ptxas[mangled], sass.get(mangled, {"hmma": 0, "ldg128": 0})
+            info, ins = ptxas[mangled], counts.get(mangled, {"hmma": 0, "ldg128": 0, "ldsm": 0})
             dem = names[mangled]
             dyn = dynamic_smem(dem)
             checks, verdict = [], "ok"
@@ -214,17 +233,51 @@ def main():
                     if ins[key] == 0:
                         verdict = "FAIL"
                         failures.append(f"{short_name(dem)}: no {what} instruction in the SASS")
-            rows.append((base, short_name(dem), info["regs"], info["smem"], dyn, info["stack"],
-                         info["spill"], ins["hmma"], ins["ldg128"], ",".join(checks) or "-", verdict))
+            model = sass_model.model_of(functions.get(mangled, []), dem)
+            cols = {}
+            if model is not None:
+                models.append(model)
+                checks.append("model")
+                m_verdict, m_fail, m_waived = sass_model.judge(
+                    model, sass_model.label_of(model, short_name(dem)))
+                failures += m_fail
+                waived += m_waived
+                if m_verdict == "FAIL" or verdict == "FAIL":
+                    verdict = "FAIL"
+                elif m_verdict == "waived":
+                    verdict = "waived"
+                cols = sass_model.columns(model, info["regs"], info["smem"] + dyn, None)
+            name = sass_model.label_of(model, short_name(dem)) if model else short_name(dem)
+            rows.append([base, name, info["regs"], info["smem"], dyn, info["stack"],
+                         info["spill"], ins["hmma"], ins["ldg128"]] +
+                        [cols.get(c, "") for c in MODEL_COLUMNS] + [",".join(checks) or "-", verdict])
+    failures += sass_model.stale_waivers(models)
 
-    header = ("file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128",
-              "requires", "result")
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    for r in [header] + rows:
-        print("  ".join(str(v).ljust(w) if i < 2 or i >= 9 else str(v).rjust(w)
-                        for i, (v, w) in enumerate(zip(r, widths))))
+    shown = [r for r in rows if not args.only or re.search(args.only, r[1])]
+    header = ["file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128"] + \
+        MODEL_COLUMNS + ["requires", "result"]
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for r in shown:
+            print("| " + " | ".join(str(v) for v in r) + " |")
+    else:
+        widths = [max(len(str(r[i])) for r in shown + [header]) for i in range(len(header))]
+        for r in [header] + shown:
+            print("  ".join(str(v).ljust(w) if i < 2 or i >= len(header) - 2 else str(v).rjust(w)
+                            for i, (v, w) in enumerate(zip(r, widths))))
+    print("\n" + sass_model.assumptions_text())
+    print("Columns from 'occ' on are the MODEL (kernels/sass_model.py): occ = resident warps per SM; "
+          "loop = instructions in the steady-state loop and its mix (HMMA count x shape, LDSM, LDS, "
+          "generic LD.E, LDGSTS, LDG, STG, FFMA, integer/predicate, moves, barriers); ways = bank "
+          "conflict ways of the ldmatrix reads / cp.async writes computed from the layout; smem% and "
+          "issue% = model ceilings as % of peak (memory-bound: issue% = DRAM bandwidth the issue rate "
+          "can feed for the row's reference problem; B/ins = unique DRAM bytes per thread-instruction); "
+          "floor% = the floor the configuration declares.")
     print(f"\nstatic_check: {len(rows)} kernel instances in {len(files)} files for {ARCH}; "
-          f"{len(failures)} problem(s)")
+          f"{len(models)} modelled; {len(failures)} problem(s), {len(waived)} waived")
+    for w in waived:
+        print("  WAIVED " + w)
     for f in failures:
         print("  FAIL " + f)
     if not args.keep:

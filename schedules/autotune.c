@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "autotune.h"
 #include "device_services.h"
 #include "error.h"
@@ -145,7 +146,7 @@ static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p
         }
         const convnd_schedule *s = convnd_schedule_table[i];
         char reason[256];
-        if (!s->supports(p, c, reason, sizeof reason)) continue;
+        if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason)) continue;
         *out = (convnd_choice){i, c};
         found = 1;
     }

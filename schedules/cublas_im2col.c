@@ -273,4 +273,6 @@ const convnd_schedule convnd_schedule_cublas_im2col = {
     .worth_routing = im2col_worth_routing,
     .workspace_size = im2col_workspace_size,
     .launch = im2col_launch,
+    .min_sm = 80,
+    .arch_needs = "cuBLAS bf16 GEMM (cublasGemmEx with CUDA_R_16BF)",
 };

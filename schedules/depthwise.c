@@ -137,4 +137,6 @@ const convnd_schedule convnd_schedule_depthwise = {
     .worth_routing = depthwise_worth_routing,
     .workspace_size = NULL,
     .launch = depthwise_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };

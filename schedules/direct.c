@@ -48,4 +48,6 @@ const convnd_schedule convnd_schedule_direct = {
     .worth_routing = direct_worth_routing,
     .workspace_size = NULL,
     .launch = direct_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };

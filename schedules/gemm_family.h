@@ -49,6 +49,8 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
         .worth_routing = sched##_worth_routing,                                                    \
         .workspace_size = NULL,                                                                    \
         .launch = sched##_launch,                                                                  \
+        .min_sm = 80,                                                                              \
+        .arch_needs = "cp.async and bf16/f16/TF32 tensor-core MMA",                                \
     }
 
 /* The whole family `prefix` (descriptor and the schedules prefix_tc and prefix_simt, on the

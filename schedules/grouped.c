@@ -70,4 +70,6 @@ const convnd_schedule convnd_schedule_grouped = {
     .worth_routing = grouped_worth_routing,
     .workspace_size = NULL,
     .launch = grouped_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };

@@ -148,4 +148,6 @@ const convnd_schedule convnd_schedule_hopper_igemm = {
     .worth_routing = hopper_worth_routing,
     .workspace_size = NULL,
     .launch = hopper_launch,
+    .min_sm = 90,
+    .arch_needs = "wgmma and TMA of sm_90a; supports() also refuses GPUs other than 9.0",
 };

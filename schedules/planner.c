@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "arch.h"
 #include "planner.h"
 #include "problem_internal.h"
 
@@ -93,7 +94,7 @@ convnd_status convnd_choose_forced(const convnd_problem *p, const char *spec, co
     const convnd_schedule *s = convnd_schedule_table[i];
     char reason[512] = "";
     if (c >= 0) {
-        if (!s->supports(p, c, reason, sizeof reason))
+        if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason))
             return convnd_error(CONVND_ERR_UNSUPPORTED,
                                 "forced schedule '%s:%s' does not support this problem: %s",
                                 s->name, s->config_names[c], reason);

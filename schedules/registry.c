@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "error.h"
 #include "refuse.h"
 #include "registry.h"
@@ -138,7 +139,8 @@ int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule
             /* only the first refusal's reason is kept: the others are not formatted at all */
             const int32_t keep = first && first_reason && first_reason_len;
             first = 0;
-            if (!s->supports(p, c, keep ? first_reason : NULL, keep ? first_reason_len : 0))
+            if (!convnd_schedule_supports_here(s, p, c, keep ? first_reason : NULL,
+                                               keep ? first_reason_len : 0))
                 continue;
             const int32_t stop = visit((convnd_choice){i, c}, ctx);
             if (stop) return stop;
@@ -170,7 +172,7 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
     /* schedules always get a real buffer, whatever the caller passed */
     char why[512] = "";
     const convnd_schedule *s = convnd_schedule_table[i];
-    if (c >= 0 ? s->supports(&q, c, why, sizeof why)
+    if (c >= 0 ? convnd_schedule_supports_here(s, &q, c, why, sizeof why)
                : convnd_for_each_candidate(&q, i, stop_at_first, NULL, why, sizeof why))
         return 1;
     /* any configuration would do; when none does, the first one's reason */

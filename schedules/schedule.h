@@ -18,6 +18,10 @@ typedef struct convnd_schedule {
     /* Scratch bytes taken from the caller's workspace. NULL means none. */
     size_t (*workspace_size)(const convnd_problem *p, int32_t config);
     convnd_status (*launch)(const convnd_launch_args *a);
+    /* The GPU architectures it runs on: compute capability min_sm (x 10) and newer, for what
+     * arch_needs says; supports() is asked through convnd_schedule_supports_here (arch.h). */
+    int32_t min_sm;
+    const char *arch_needs;
 } convnd_schedule;
 
 #ifdef CONVND_HAVE_CUDA

@@ -63,4 +63,6 @@ const convnd_schedule convnd_schedule_tiled_direct = {
     .worth_routing = tiled_worth_routing,
     .workspace_size = NULL,
     .launch = tiled_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };

@@ -98,6 +98,8 @@ const convnd_schedule convnd_schedule_wgrad_splitk = {
     .worth_routing = wgrad_splitk_worth_routing,
     .workspace_size = wgrad_splitk_bytes,
     .launch = wgrad_splitk_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };
 
 const convnd_schedule convnd_schedule_wgrad_direct = {
@@ -108,4 +110,6 @@ const convnd_schedule convnd_schedule_wgrad_direct = {
     .worth_routing = wgrad_direct_worth_routing,
     .workspace_size = NULL,
     .launch = wgrad_direct_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
 };

@@ -92,7 +92,8 @@ Test(hostile_limits, autotune_cache_that_is_not_a_regular_file_never_blocks) {
     rmdir(fifo);
 }
 
-/* A build without CUDA asked for the GPU: the error reaches every thread with its reason. */
+/* A build without CUDA asked for the GPU: the error reaches every thread with its reason (it
+ * once came back from a second thread as CONVND_ERR_DEVICE with an empty message). */
 static void *conv_on_other_thread(void *arg) {
     char *msg = arg;
     const convnd_problem p = test_parse_valid("fwd 1d Ci=1 Co=1 I=4 K=1");
@@ -111,8 +112,11 @@ Test(hostile_limits, device_error_on_a_second_thread_has_a_message) {
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, conv_on_other_thread, msg), 0);
     pthread_join(th, NULL);
-    cr_expect(strncmp(msg, "8:", 2) == 0 && strlen(msg) > 2,
-              "second thread: expected CONVND_ERR_DEVICE (8) with a message, got '%s'", msg);
+    /* the status depends on where the unusable GPU is noticed (CONVND_ERR_DEVICE at the launch,
+     * or no schedule for an unknown architecture); either way it must say why */
+    const char *colon = strchr(msg, ':');
+    cr_expect(strncmp(msg, "0:", 2) != 0 && colon && strlen(colon + 1) > 0,
+              "second thread: expected an error with a message, got '%s'", msg);
 }
 
 /* ---- finding 6: messages ------------------------------------------------------------------ */

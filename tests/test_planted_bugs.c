@@ -2,9 +2,9 @@
  * GEMM (tests/planted/, kernels/planted_bugs.h) with a barrier moved below the prefetch and with
  * the barrier before the C-tile store removed. On the CUDA-core (SIMT) configuration threads run
  * alone between barriers, so forward or reverse order shows both once copies may land at issue
- * (CONVND_EMU_COPIES_EARLY). On the tensor-core configuration the warp-wide WMMA operations make
- * the warps advance together in those orders; CONVND_EMU_WARP_AHEAD runs one warp to the next
- * barrier before the others start, and shows both there too. The unplanted build of the same
+ * (CONVND_EMU_COPIES_EARLY). On the tensor-core configuration the warp-wide matrix operations
+ * make the warps advance together in those orders; CONVND_EMU_WARP_AHEAD runs one warp to the
+ * next barrier before the others start, and shows the prefetch race there too. The unplanted build of the same
  * harness passes in every mode (the control). */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -133,9 +133,12 @@ Test(planted_bugs, prefetch_above_the_barrier_is_caught) {
                   "igemm_tc f16, barrier below the prefetch", tc_catching, 2);
 }
 
+/* Only the CUDA-core configuration hands its accumulators over through a C tile; the
+ * tensor-core one (mma.sync, tc_warp_mma.cuh) finishes from registers, so there the planted
+ * change removes no barrier it needs, and its result must stay right. */
 Test(planted_bugs, missing_barrier_before_the_c_store_is_caught) {
     expect_caught(convnd_planted_c_store_igemm_simt, simt_problem,
                   "igemm_simt, no barrier before the C store", simt_catching, 2);
-    expect_caught(convnd_planted_c_store_igemm_tc_f16, tc_problem,
-                  "igemm_tc f16, no barrier before the C store", tc_catching, 2);
+    expect_control(convnd_planted_c_store_igemm_tc_f16, tc_problem,
+                   "igemm_tc f16 (register epilogue), C-store plant");
 }

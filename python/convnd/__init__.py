@@ -1,7 +1,9 @@
 """convnd for PyTorch: torch.ops.convnd.conv_nd, PyTorch-compatible front-ends (convnd.torch)
 and drop-in modules (convnd.nn). CPU tensors run on convnd's emulated device, CUDA tensors on the
 GPU on PyTorch's current stream."""
-import torch  # noqa: F401  (loads libtorch before the extension)
+# Loads libtorch before the extension. Bound as _torch: a package attribute named `torch` would
+# shadow the convnd.torch submodule in `from . import torch`.
+import torch as _torch  # noqa: F401
 
 from . import _C  # registers torch.ops.convnd.conv_nd
 from . import _ops

@@ -2,6 +2,7 @@
 (and the gradients) match the original PyTorch model."""
 import copy
 
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -84,6 +85,11 @@ def compare(model, x, tol):
     convs = [m for m in model.modules() if isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d,
                                                            nn.ConvTranspose3d))]
     assert convs and all(type(m).__module__ == "convnd.nn" for m in convs)
+
+    with pytest.MonkeyPatch.context() as mp:  # proof that convnd runs every conv
+        mp.setenv("CONVND_SCHEDULE", "no_such_schedule")
+        with pytest.raises(ValueError, match="no_such_schedule"):
+            model(x)
 
     xr = x.clone().requires_grad_()
     xc = x.clone().requires_grad_()

@@ -123,6 +123,8 @@ def test_torch_compile_fullgraph():
     torch._dynamo.reset()
     explained = torch._dynamo.explain(m)(x)
     assert explained.graph_break_count == 0, explained.break_reasons
+    code = "".join(g.code for g in explained.graphs)
+    assert code.count("convnd.conv_nd") == 3, code  # both modules and causal_conv, in the graph
     compiled = torch.compile(m, fullgraph=True)
     got = compiled(x)
     torch.testing.assert_close(got, eager, rtol=1e-5, atol=1e-5)
