@@ -26,22 +26,31 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
     return convnd_check_pointers(p, &s, x, w, bias, z, y);
 }
 
+/* The inputs x, w (dy), bias, z of a call, in that order, then the output y (dw). */
+enum { N_INPUTS = 4 };
+static void call_spans(const convnd_problem *p, const convnd_problem_sizes *sizes, const void *x,
+                       const void *w, const void *bias, const void *z, const void *y,
+                       tensor_span spans[N_INPUTS + 1]) {
+    const convnd_problem_sizes s = *sizes;
+    /* WGRAD (SPEC §10): the second operand is dy (y's shape), the output dw (w's shape) */
+    const int wgrad = p->mode == CONVND_WGRAD;
+    const int64_t out_bytes = (wgrad ? s.w_numel : s.y_numel) * s.elem_bytes;
+    spans[0] = (tensor_span){"x", x, s.x_numel * s.elem_bytes, 1};
+    spans[1] =
+        (tensor_span){wgrad ? "dy" : "w", w, (wgrad ? s.y_numel : s.w_numel) * s.elem_bytes, 1};
+    spans[2] = (tensor_span){"bias", bias, s.bias_numel * s.elem_bytes, p->has_bias};
+    spans[3] = (tensor_span){"z", z, out_bytes, p->has_z};
+    spans[4] = (tensor_span){wgrad ? "dw" : "y", y, out_bytes, 1};
+}
+
 convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                     const void *x, const void *w, const void *bias, const void *z,
                                     const void *y) {
     const convnd_problem_sizes s = *sizes;
-
-    /* WGRAD (SPEC §10): the second operand is dy (y's shape), the output dw (w's shape) */
-    const int wgrad = p->mode == CONVND_WGRAD;
-    const int64_t out_bytes = (wgrad ? s.w_numel : s.y_numel) * s.elem_bytes;
-    const tensor_span y_span = {wgrad ? "dw" : "y", y, out_bytes, 1};
-    const tensor_span inputs[] = {
-        {"x", x, s.x_numel * s.elem_bytes, 1},
-        {wgrad ? "dy" : "w", w, (wgrad ? s.y_numel : s.w_numel) * s.elem_bytes, 1},
-        {"bias", bias, s.bias_numel * s.elem_bytes, p->has_bias},
-        {"z", z, out_bytes, p->has_z},
-    };
-    const int n_inputs = (int)(sizeof inputs / sizeof inputs[0]);
+    tensor_span spans[N_INPUTS + 1];
+    call_spans(p, sizes, x, w, bias, z, y, spans);
+    const tensor_span *inputs = spans, y_span = spans[N_INPUTS];
+    const int n_inputs = N_INPUTS;
 
     for (int i = 0; i < n_inputs; ++i)
         if (inputs[i].required && inputs[i].bytes > 0 && !inputs[i].ptr)
@@ -78,6 +87,36 @@ convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_proble
                             " bytes); only z == %s exactly may alias %s",
                             in->name, in->ptr, in->bytes, y_span.name, y, y_span.bytes, y_span.name,
                             y_span.name);
+    }
+    return CONVND_OK;
+}
+
+convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
+                                     const void *bias, const void *z, const void *y,
+                                     const void *workspace, size_t workspace_bytes) {
+    if (!workspace || workspace_bytes == 0) return CONVND_OK;
+    if ((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT != 0)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "workspace=%p is not aligned to %d bytes (its address mod %d is %u)",
+                            workspace, CONVND_WORKSPACE_ALIGNMENT, CONVND_WORKSPACE_ALIGNMENT,
+                            (unsigned)((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT));
+    convnd_problem_sizes s;
+    const convnd_status st = convnd_problem_check(p, &s);
+    if (st) return st;
+    tensor_span spans[N_INPUTS + 1];
+    call_spans(p, &s, x, w, bias, z, y, spans);
+    /* workspace_bytes is the caller's claim; a span past the address space still overlaps */
+    const uintptr_t w0 = (uintptr_t)workspace;
+    const uintptr_t w1 = workspace_bytes > UINTPTR_MAX - w0 ? UINTPTR_MAX : w0 + workspace_bytes;
+    for (int i = 0; i <= N_INPUTS; ++i) {
+        const tensor_span *t = &spans[i];
+        if (!t->required || t->bytes == 0 || !t->ptr) continue;
+        const uintptr_t t0 = (uintptr_t)t->ptr;
+        if (t0 < w1 && w0 < t0 + (uintptr_t)t->bytes)
+            return convnd_error(CONVND_ERR_ALIASING,
+                                "workspace [%p, +%zu bytes) overlaps %s [%p, +%" PRId64
+                                " bytes); the workspace must not overlap any tensor",
+                                workspace, workspace_bytes, t->name, t->ptr, t->bytes);
     }
     return CONVND_OK;
 }

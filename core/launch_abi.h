@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "conv_params.h"
 #include "convnd.h"
+#include "error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,7 +40,11 @@ typedef struct convnd_launch_args {
     ((a)->device == CONVND_DEVICE_GPU ? convnd_gpu_##name(a) : convnd_emu_##name(a))
 #else
 #define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? CONVND_ERR_DEVICE : convnd_emu_##name(a))
+    ((a)->device == CONVND_DEVICE_GPU ? convnd_error(CONVND_ERR_DEVICE,                            \
+                                                     "%s: the active device is the GPU (%s), but " \
+                                                     "convnd was built without CUDA",              \
+                                                     #name, convnd_device_name())                  \
+                                      : convnd_emu_##name(a))
 #endif
 
 #endif

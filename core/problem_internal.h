@@ -51,6 +51,12 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
 convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
                                 const void *bias, const void *z, const void *y);
 
+/* The workspace of a conv_nd call that gives one (non-NULL, workspace_bytes > 0): aligned to
+ * CONVND_WORKSPACE_ALIGNMENT, and its bytes overlap none of x, w, bias, z, y (it is scratch the
+ * kernels write, and x is const). Run after convnd_check_call. */
+convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
+                                     const void *bias, const void *z, const void *y,
+                                     const void *workspace, size_t workspace_bytes);
 /* convnd_check_call's pointer checks alone, for a problem already validated into sizes. */
 convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                     const void *x, const void *w, const void *bias, const void *z,

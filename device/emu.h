@@ -74,7 +74,9 @@ typedef struct convnd_emu_block {
     const struct convnd_emu_launch *launch;
     uint64_t linear_id;
     int32_t released; /* a warp collective completed: waiting lanes became runnable */
-    int32_t failed;   /* an error was recorded in message; the block is abandoned */
+    int32_t copies;   /* convnd_emu_copies: when a cp.async lands */
+    uint64_t copy_seed;
+    int32_t failed; /* an error was recorded in message; the block is abandoned */
     char message[768];
     struct convnd_emu_hopper *hopper; /* sm_90 async state (device/emu_hopper.h), lazily made */
 } convnd_emu_block;
@@ -99,6 +101,7 @@ typedef struct convnd_emu_thread {
     convnd_emu_copy *copies;
     uint32_t num_copies, copies_cap;
     uint32_t groups_committed;
+    uint32_t copies_issued; /* this block: seeds the early/late choice of the mixed mode */
     /* private to the core */
     int32_t state; /* convnd_emu_thread_state */
     int32_t in_kernel;
@@ -149,6 +152,8 @@ void convnd_emu_warp_collective(const char *name, uint32_t mask, void *arg, conv
 uint64_t convnd_emu_shfl(int kind, uint32_t mask, uint64_t value, int lane_arg, int width);
 uint32_t convnd_emu_vote(int kind, uint32_t mask, int predicate);
 void convnd_emu_syncwarp(uint32_t mask);
+/* cp.async: in the mixed mode, whether the copy t issues now lands at once (1) or at its wait. */
+int convnd_emu_copy_lands_now(convnd_emu_thread *t);
 /* cp.async: performs the copies of every committed group but the newest `pending` ones. */
 void convnd_emu_cp_async_wait(uint32_t pending);
 void convnd_emu_cp_async_grow(convnd_emu_thread *t);

@@ -6,6 +6,7 @@
 #include "emu_fiber.h"
 #include "emu_hopper.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +61,36 @@ static void thread_main(void *arg) {
     }
 }
 
-static int ensure_fibers(convnd_emu_worker *w, uint32_t n) {
+/* Test hook (emu_internal.h): fiber creation fails on host threads other than this one. */
+static pthread_t inject_owner;
+static int inject_fiber_failure;
+
+void convnd_emu_inject_fiber_failure(int on) {
+    inject_owner = pthread_self();
+    __atomic_store_n(&inject_fiber_failure, on, __ATOMIC_RELEASE);
+}
+
+/* cp.async queue entries reserved per thread before the first block, so that a launch whose
+ * threads queue at most this many copies at a time never allocates while blocks run. */
+#define CONVND_EMU_COPIES_RESERVED 64u
+
+int convnd_emu_worker_prepare(convnd_emu_worker *w, uint32_t n) {
     while (w->num_fibers < n) {
         convnd_emu_thread *t = &w->threads[w->num_fibers];
+        if (__atomic_load_n(&inject_fiber_failure, __ATOMIC_ACQUIRE) &&
+            !pthread_equal(pthread_self(), inject_owner))
+            return -1;
         t->fiber = convnd_emu_fiber_create(w->stack_bytes, thread_main, t);
         if (!t->fiber) return -1;
+        if (!t->copies) {
+            t->copies = malloc(CONVND_EMU_COPIES_RESERVED * sizeof *t->copies);
+            if (!t->copies) {
+                convnd_emu_fiber_destroy(t->fiber);
+                t->fiber = NULL;
+                return -1;
+            }
+            t->copies_cap = CONVND_EMU_COPIES_RESERVED;
+        }
         w->num_fibers++;
     }
     return 0;
@@ -125,6 +151,12 @@ static void make_order(uint32_t *order, uint32_t n, convnd_emu_order kind, uint6
         order[i] = order[j];
         order[j] = tmp;
     }
+}
+
+/* The warp order of one warp-ahead phase: a seeded permutation of the warps. */
+static void make_warp_order(uint32_t *order, uint32_t warps, uint64_t seed, uint64_t block,
+                            uint64_t phase) {
+    make_order(order, warps, CONVND_EMU_SHUFFLE, seed, block, phase);
 }
 
 /* ---- error descriptions ------------------------------------------------------------------- */
@@ -257,7 +289,7 @@ static void describe_deadlock(convnd_emu_worker *w, uint32_t n) {
 /* ---- one block ---------------------------------------------------------------------------- */
 
 static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, uint64_t id,
-                        uint32_t n) {
+                        uint32_t n, const convnd_emu_settings *settings) {
     convnd_emu_block *b = &w->block;
     const uint64_t gx = launch->grid.x, gy = launch->grid.y;
     b->block_idx.x = (unsigned)(id % gx);
@@ -287,6 +319,8 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
         w->warps[i].fn = NULL;
     }
     b->released = b->failed = 0;
+    b->copies = (int32_t)settings->copies;
+    b->copy_seed = settings->copy_seed;
     b->message[0] = '\0';
     convnd_emu_hopper_block_start(b);
     const uint32_t bx = launch->block.x, bxy = launch->block.x * launch->block.y;
@@ -301,36 +335,77 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
         t->block = b;
         t->num_copies = 0;
         t->groups_committed = 0;
+        t->copies_issued = 0;
         t->state = CONVND_EMU_READY;
         t->barriers = 0;
         t->wait_key = NULL;
     }
 }
 
+/* Runs the READY threads among order[0..count) until each blocks or exits; again while a warp
+ * collective made waiting lanes runnable. -1 when the block failed. */
+static int run_ready(convnd_emu_worker *w, const uint32_t *order, uint32_t count) {
+    convnd_emu_block *b = &w->block;
+    do {
+        b->released = 0;
+        for (uint32_t k = 0; k < count; ++k) {
+            convnd_emu_thread *t = &w->threads[order[k]];
+            if (t->state != CONVND_EMU_READY) continue;
+            t->state = CONVND_EMU_RUNNING;
+            convnd_emu_self = t;
+            convnd_emu_fiber_resume(t->fiber);
+            convnd_emu_self = NULL;
+            if (b->failed) return -1;
+        }
+    } while (b->released);
+    return 0;
+}
+
+static int any_ready(const convnd_emu_worker *w, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i)
+        if (w->threads[i].state == CONVND_EMU_READY) return 1;
+    return 0;
+}
+
+/* One phase (up to the next barrier) of every thread. Warp-ahead: one warp at a time, in a
+ * seeded warp order, lanes in order, so the first warp reaches the barrier before any other
+ * starts the phase. Else every thread in the phase's order; warp collectives then interleave
+ * the warps. */
+static int run_phase(convnd_emu_worker *w, uint32_t n, const convnd_emu_settings *settings,
+                     uint64_t id, uint64_t phase) {
+    if (settings->order != CONVND_EMU_WARP_AHEAD) {
+        make_order(w->order, n, settings->order, settings->seed, id, phase);
+        return run_ready(w, w->order, n);
+    }
+    uint32_t warps[CONVND_EMU_MAX_THREADS / CONVND_EMU_WARP], lanes[CONVND_EMU_WARP];
+    const uint32_t num_warps = w->block.num_warps;
+    make_warp_order(warps, num_warps, settings->seed, id, phase);
+    for (uint32_t k = 0; k < num_warps; ++k) {
+        const uint32_t first = warps[k] * CONVND_EMU_WARP;
+        const uint32_t count = n - first < CONVND_EMU_WARP ? n - first : CONVND_EMU_WARP;
+        for (uint32_t l = 0; l < count; ++l)
+            lanes[l] = first + l;
+        if (run_ready(w, lanes, count) != 0) return -1;
+    }
+    return 0;
+}
+
 int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, uint64_t id,
-                         convnd_emu_order order, uint64_t seed) {
+                         const convnd_emu_settings *settings) {
     convnd_emu_block *b = &w->block;
     const uint32_t n = launch->block.x * launch->block.y * launch->block.z;
-    if (ensure_fibers(w, n) != 0) {
+    if (convnd_emu_worker_prepare(w, n) != 0) {
         snprintf(b->message, sizeof b->message, "out of memory creating %u fiber stacks", n);
         return -1;
     }
-    start_block(w, launch, id, n);
+    start_block(w, launch, id, n, settings);
     for (uint64_t phase = 0;; ++phase) {
-        make_order(w->order, n, order, seed, id, phase);
         do {
-            do { /* a pass; again while warp collectives made waiting lanes runnable */
-                b->released = 0;
-                for (uint32_t k = 0; k < n; ++k) {
-                    convnd_emu_thread *t = &w->threads[w->order[k]];
-                    if (t->state != CONVND_EMU_READY) continue;
-                    t->state = CONVND_EMU_RUNNING;
-                    convnd_emu_self = t;
-                    convnd_emu_fiber_resume(t->fiber);
-                    convnd_emu_self = NULL;
-                    if (b->failed) goto fail;
-                }
-            } while (b->released);
+            /* again while a thread became runnable outside its warp's turn (warp-ahead: an
+             * mbarrier arrival by a later warp) */
+            do {
+                if (run_phase(w, n, settings, id, phase) != 0) goto fail;
+            } while (any_ready(w, n));
             /* Nobody can run: the async proxy (TMA) makes its progress, which may complete
              * mbarrier phases that threads wait for. */
         } while (convnd_emu_hopper_progress(b));

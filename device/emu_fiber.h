@@ -25,8 +25,10 @@ void convnd_emu_fiber_yield(convnd_emu_fiber *f);
  * afresh. Only for a fiber that is suspended. */
 void convnd_emu_fiber_restart(convnd_emu_fiber *f);
 void convnd_emu_fiber_destroy(convnd_emu_fiber *f);
-/* Stack size for block threads: 256 KiB (1 MiB under AddressSanitizer), or CONVND_EMU_STACK_KB.
- * Only the touched pages cost memory. */
+/* Stack size for block threads: 256 KiB (1 MiB under AddressSanitizer), or CONVND_EMU_STACK_KB
+ * in [16, CONVND_EMU_MAX_STACK_KB]; 0 when that variable is set to anything else. Only the
+ * touched pages cost memory. */
+#define CONVND_EMU_MAX_STACK_KB (1024u * 1024u) /* 1 GiB */
 size_t convnd_emu_fiber_stack_bytes(void);
 
 #ifdef __cplusplus

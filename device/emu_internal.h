@@ -30,9 +30,28 @@ convnd_emu_worker *convnd_emu_worker_get(void);
 convnd_emu_worker *convnd_emu_worker_new(void);
 void convnd_emu_worker_free(convnd_emu_worker *w);
 
+/* How a launch runs: thread order, cp.async landing, and their seed. */
+typedef struct convnd_emu_settings {
+    convnd_emu_order order;
+    uint64_t seed; /* of the order */
+    convnd_emu_copies copies;
+    uint64_t copy_seed;
+} convnd_emu_settings;
+
+/* Acquires what blocks of n threads need on w (fiber stacks, cp.async queues), so that a launch
+ * fails before its first block rather than in the middle. 0, or -1 when out of memory. */
+int convnd_emu_worker_prepare(convnd_emu_worker *w, uint32_t n);
+
 /* Runs block `linear_id` of the launch on w. 0 on success; else -1 with w->block.message set
  * (the detail only: the caller prefixes kernel and block). */
 int convnd_emu_run_block(convnd_emu_worker *w, const convnd_emu_launch *launch, uint64_t linear_id,
-                         convnd_emu_order order, uint64_t seed);
+                         const convnd_emu_settings *settings);
+
+/* The host worker threads a launch would use now (after caps, before the grid's own limit). */
+int32_t convnd_emu_host_threads(void);
+
+/* Test hook: while on, creating a fiber fails on every host thread but the caller's (a helper
+ * thread running out of memory). */
+void convnd_emu_inject_fiber_failure(int on);
 
 #endif

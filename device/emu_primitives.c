@@ -182,6 +182,15 @@ void convnd_emu_syncwarp(uint32_t mask) {
 
 /* ---- cp.async ----------------------------------------------------------------------------- */
 
+int convnd_emu_copy_lands_now(convnd_emu_thread *t) {
+    /* A hash of (seed, block, thread, copy): reproducible whatever host thread runs the block. */
+    uint64_t z = t->block->copy_seed ^ (t->block->linear_id * 0xD1B54A32D192ED03ull) ^
+                 ((uint64_t)t->linear << 32) ^ t->copies_issued++;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (int)((z ^ (z >> 31)) & 1);
+}
+
 void convnd_emu_cp_async_grow(convnd_emu_thread *t) {
     const uint32_t cap = t->copies_cap ? 2 * t->copies_cap : 64;
     convnd_emu_copy *c = realloc(t->copies, cap * sizeof *c);

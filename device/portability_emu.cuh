@@ -5,13 +5,20 @@
 #ifndef CONVND_PORTABILITY_EMU_CUH
 #define CONVND_PORTABILITY_EMU_CUH
 
+#include <string.h>
 #include "emu.h"
 
 /* g++ does not know nvcc's `#pragma unroll`. */
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 
+/* A test may build a kernel a third time, with a planted bug (kernels/planted_bugs.h), under
+ * its own namespace and launcher names. */
+#ifndef CONVND_NS
 #define CONVND_NS convnd_emu
+#endif
+#ifndef CONVND_LAUNCHER
 #define CONVND_LAUNCHER(name) convnd_emu_##name
+#endif
 #define CONVND_UNROLL(n) CONVND_PRAGMA(GCC unroll n)
 
 #define __global__
@@ -212,8 +219,10 @@ inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long ex
     return expected;
 }
 
-/* ---- cp.async: copies are queued per thread and performed by the wait that covers them, so a
- * read before the wait sees the poisoned destination, as it might on a GPU. ---------------- */
+/* ---- cp.async: by default copies are queued per thread and performed by the wait that covers
+ * them, so a read before the wait sees the poisoned destination, as it might on a GPU. The early
+ * and mixed modes (convnd_emu_set_copies) land some or all at issue instead, so a prefetch into a
+ * stage that other threads still read shows up too. ---------------------------------------- */
 
 template <int BYTES> inline void convnd_cp_async(void *smem_dst, const void *gmem_src, bool pred) {
     static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async moves 4, 8 or 16 bytes");
@@ -225,6 +234,14 @@ template <int BYTES> inline void convnd_cp_async(void *smem_dst, const void *gme
         convnd_emu_fail("cp.async of %d bytes from %p to %p: addresses must be %d-byte aligned",
                         BYTES, gmem_src, smem_dst, BYTES);
     if (pred && !gmem_src) convnd_emu_fail("cp.async from a NULL source");
+    if (t->block->copies == CONVND_EMU_COPIES_EARLY ||
+        (t->block->copies == CONVND_EMU_COPIES_MIXED && convnd_emu_copy_lands_now(t))) {
+        if (pred)
+            memcpy(smem_dst, gmem_src, BYTES);
+        else
+            memset(smem_dst, 0, BYTES);
+        return;
+    }
     if (t->num_copies == t->copies_cap) convnd_emu_cp_async_grow(t);
     convnd_emu_copy *c = &t->copies[t->num_copies++];
     c->dst = smem_dst;

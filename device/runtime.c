@@ -5,6 +5,7 @@
  * forks each test, and CUDA state created before a fork is unusable in the child. Order of
  * precedence: convnd_set_device(), then CONVND_DEVICE=gpu|emulated|auto, then AUTO (the GPU
  * when convnd was built with CUDA and cudaGetDeviceCount finds one, else emulated). */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,8 +199,9 @@ convnd_status convnd_malloc(void **ptr, size_t bytes) {
         return CONVND_OK;
     }
 #endif
-    /* Exactly `bytes`, so AddressSanitizer sees a kernel reading past a tensor. */
-    *ptr = malloc(bytes ? bytes : 1);
+    /* Exactly `bytes`, so AddressSanitizer sees a kernel reading past a tensor; aligned like
+     * cudaMalloc's memory, which a workspace must be (CONVND_WORKSPACE_ALIGNMENT). */
+    if (posix_memalign(ptr, CONVND_WORKSPACE_ALIGNMENT, bytes ? bytes : 1) != 0) *ptr = NULL;
     if (!*ptr)
         return convnd_error(CONVND_ERR_OUT_OF_MEMORY, "convnd_malloc: %zu bytes: out of memory",
                             bytes);

@@ -171,6 +171,11 @@ typedef struct convnd_options {
     size_t autotune_scratch_bytes;
 } convnd_options;
 
+/* A workspace given to conv_nd (non-NULL with workspace_bytes > 0) must start at a multiple of
+ * this many bytes, as cudaMalloc's and convnd_malloc's memory does, and must not overlap x, w,
+ * bias, z or y (CONVND_ERR_INVALID_ARGUMENT / CONVND_ERR_ALIASING). */
+#define CONVND_WORKSPACE_ALIGNMENT 256
+
 /* Workspace bytes that conv_nd needs for this problem and options. */
 convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_options *opts,
                                     size_t *bytes);
@@ -181,9 +186,17 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
 
 /* y = act(alpha * conv(x, w) + bias + beta * z). All pointers are device pointers (memory from
  * convnd_malloc works on either device), aligned to the element size. bias and z may be NULL
- * when the problem does not use them. z may equal y; no other overlap with y is allowed. On any
- * error nothing is written to y. opts may be NULL. A one-shot plan: create, execute, without
- * the heap. */
+ * when the problem does not use them. z may equal y; no other overlap with y is allowed. The
+ * workspace: see CONVND_WORKSPACE_ALIGNMENT. opts may be NULL. A one-shot plan: create,
+ * execute, without the heap.
+ *
+ * Errors: every status but CONVND_ERR_DEVICE is decided before any launch, and then nothing is
+ * written to y (nor to the workspace). CONVND_ERR_DEVICE: on the emulated device, a launch
+ * acquires everything it needs (fiber stacks, copy queues) before its first block runs, so a
+ * launch that fails for lack of resources writes nothing; but a kernel that fails while it runs
+ * (a bug the emulator detects, such as a divergent barrier) and, on a GPU, a launch failure or
+ * a fault inside a kernel (which CUDA may report only at a later call) can leave y partly
+ * written, as can a schedule's second launch failing after its first. */
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
                       const void *z, void *y, void *workspace, size_t workspace_bytes, void *stream,
                       const convnd_options *opts);
@@ -256,15 +269,30 @@ convnd_status convnd_memset(void *dst, int value, size_t bytes);
 convnd_status convnd_synchronize(void *stream);
 
 /* Emulated device controls. Thread order between barriers: races show up as wrong results
- * when a case runs in two orders (also: environment CONVND_EMU_ORDER=forward|reverse|shuffle,
- * CONVND_EMU_SEED, CONVND_EMU_THREADS for host worker threads). */
+ * when a case runs in two orders (also: environment
+ * CONVND_EMU_ORDER=forward|reverse|shuffle|warp_ahead, CONVND_EMU_SEED, CONVND_EMU_THREADS for
+ * host worker threads). WARP_AHEAD runs one warp at a time (warps in a seeded order) from one
+ * barrier to the next, so a warp reaches the next barrier before the others start the phase,
+ * even in kernels whose warp-wide operations would otherwise make the warps advance together. */
 typedef enum convnd_emu_order {
     CONVND_EMU_FORWARD = 0,
     CONVND_EMU_REVERSE = 1,
-    CONVND_EMU_SHUFFLE = 2
+    CONVND_EMU_SHUFFLE = 2,
+    CONVND_EMU_WARP_AHEAD = 3
 } convnd_emu_order;
 void convnd_emu_set_order(convnd_emu_order order, uint64_t seed);
+/* Host worker threads, 1..1024 (larger values are capped at 1024; 0 or less: the default). */
 void convnd_emu_set_host_threads(int32_t n);
+/* When a cp.async copy lands (also: environment CONVND_EMU_COPIES=late|early|mixed, seeded by
+ * CONVND_EMU_SEED): LATE at the wait that covers it (a read before the wait sees poison), EARLY
+ * at issue (a prefetch into a stage other threads still read shows up), MIXED a seeded choice
+ * per copy. A GPU may do any of these. */
+typedef enum convnd_emu_copies {
+    CONVND_EMU_COPIES_LATE = 0,
+    CONVND_EMU_COPIES_EARLY = 1,
+    CONVND_EMU_COPIES_MIXED = 2
+} convnd_emu_copies;
+void convnd_emu_set_copies(convnd_emu_copies mode, uint64_t seed);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #define CONVND_CONV_INDEX_CUH
 
 #include <stdint.h>
+#include <type_traits>
 #include "convnd.h"
 #include "conv_params.h"
 
@@ -106,6 +107,22 @@ __host__ __device__ __forceinline__ bool conv_forward_input(Idx o, Idx k, Idx S,
                                                             Idx I, Idx &i) {
     i = o * S - P0 + k * D;
     return i >= 0 && i < I;
+}
+
+/* Output o of a run or tile whose tail may pass the last output (out - 1): clamped to it, so that
+ * input positions (o * S ...) are only ever formed for real outputs; with strides or paddings
+ * near 2^62 a position past the end overflows int64. The tail's results are never stored. */
+template <typename Idx> __host__ __device__ __forceinline__ Idx conv_clamp_out(Idx o, Idx out) {
+    return o < out ? o : out - 1;
+}
+
+/* o * S + c formed in unsigned (wrapping) arithmetic: exact whenever the result is a real input
+ * position of a real output; for the outputs of a run's masked tail, which a sliding window
+ * also loads, it may wrap instead of overflowing int64 (undefined behaviour), and the caller's
+ * bounds check then rejects it. */
+template <typename Idx> __host__ __device__ __forceinline__ Idx conv_wrap_pos(Idx o, Idx S, Idx c) {
+    typedef typename std::make_unsigned<Idx>::type U;
+    return (Idx)((U)o * (U)S + (U)c);
 }
 
 /* Transposed mode (SPEC §3): the input i with i*S + k*D - P0 = o, i.e. i = (o + P0 - k*D) / S,

@@ -49,7 +49,7 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
                                           const dw_lane_channels<Idx, VEC> &lc, const float *wrow,
                                           int cb, Idx ow0, float (&acc)[R][VEC]) {
     const int K2 = (int)p.k[2];
-    const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2];
+    const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2], O = (Idx)p.out[2];
     float wv[VEC];
     if (D == 1) {
         /* stride phase ph: taps ph + S*t read input (ow0 + r + t)*S - P + ph for output r, so
@@ -59,7 +59,8 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
             float win[R][VEC];
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r)
-                dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, (ow0 + r) * S - P + ph, win[r]);
+                dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, conv_wrap_pos(ow0 + r, S, ph - P),
+                                                  win[r]);
             for (int k2 = ph; k2 < K2; k2 += step) {
                 if (k2 != ph) {
                     CONVND_UNROLL(8)
@@ -68,8 +69,8 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
                         for (int j = 0; j < VEC; ++j)
                             win[r][j] = win[r + 1][j];
                     }
-                    dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, (ow0 + R - 1) * S - P + k2,
-                                                      win[R - 1]);
+                    dw_load_lanes<T, Idx, VEC, VECIO>(
+                        p, xrow, lc, conv_wrap_pos(ow0 + R - 1, S, k2 - P), win[R - 1]);
                 }
                 dw_lds<VEC>(wrow + k2 * cb, wv);
                 CONVND_UNROLL(8)
@@ -86,7 +87,8 @@ __device__ __forceinline__ void dw_cl_row(const convnd_conv_params &p, const T *
             dw_lds<VEC>(wrow + k2 * cb, wv);
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r) {
-                dw_load_lanes<T, Idx, VEC, VECIO>(p, xrow, lc, (ow0 + r) * S - P + (Idx)k2 * D, xv);
+                dw_load_lanes<T, Idx, VEC, VECIO>(
+                    p, xrow, lc, conv_clamp_out(ow0 + r, O) * S - P + (Idx)k2 * D, xv);
                 CONVND_UNROLL(16)
                 for (int j = 0; j < VEC; ++j)
                     acc[r][j] = fmaf(xv[j], wv[j], acc[r][j]);

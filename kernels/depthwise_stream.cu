@@ -153,7 +153,9 @@ __global__ void __launch_bounds__(CONVND_DW_STREAM_THREADS, 1)
             if (++o >= o_end) break;
             /* the next output's window starts S inputs later */
             const Idx next = o * S - P - lead + (Idx)WIN - S; /* first input not yet loaded */
-            for (Idx s = 0; s < S; ++s) {
+            /* with S > WIN the first S - WIN of them would only pass through: skip them, so the
+             * cost per output is bounded by the window, not by the stride */
+            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {
                 CONVND_UNROLL(8)
                 for (int q = 0; q + 1 < WIN; ++q) {
                     CONVND_UNROLL(16)

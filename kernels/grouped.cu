@@ -50,12 +50,13 @@ __device__ __forceinline__ void grouped_row(const convnd_conv_params &p, const T
     constexpr int CV = grouped_step<T, VECIO>::value;
     const int K2 = (int)p.k[2], cin_g = (int)p.cin_g;
     const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2], I2 = (Idx)p.in[2];
+    const Idx O2 = (Idx)p.out[2];
     const Idx xs_c = (Idx)p.xs[1], xs_w = (Idx)p.xs[4];
     for (int k2 = 0; k2 < K2; ++k2) {
         Idx xoff[R]; /* offset of each output's input, -1 in the padding */
         CONVND_UNROLL(8)
         for (int r = 0; r < R; ++r) {
-            const Idx i2 = (ow0 + r) * S - P + (Idx)k2 * D;
+            const Idx i2 = conv_clamp_out(ow0 + r, O2) * S - P + (Idx)k2 * D;
             xoff[r] = i2 >= 0 && i2 < I2 ? i2 * xs_w : (Idx)-1;
         }
         const float *wtap = wrow + k2 * tap_stride;

@@ -17,6 +17,7 @@
 #include "igemm_geometry.cuh"
 #include "igemm_load.cuh"
 #include "igemm_mma.cuh"
+#include "planted_bugs.h"
 #include "launchers.h"
 #include "error.h"
 
@@ -104,7 +105,7 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
         convnd_cp_async_wait<STAGES - 2>();
         /* Tile kt is visible to all, and everyone is done with tile kt-1, whose buffer the
          * prefetch below refills. */
-        __syncthreads();
+        if (CONVND_PLANTED_BUG != CONVND_PLANT_PREFETCH_ABOVE_BARRIER) __syncthreads();
         const int32_t next = kt + STAGES - 1;
         if (next < g.ktiles) {
             const int s = next % STAGES;
@@ -113,6 +114,7 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
             it.advance(g, BK);
         }
         convnd_cp_async_commit();
+        if (CONVND_PLANTED_BUG == CONVND_PLANT_PREFETCH_ABOVE_BARRIER) __syncthreads();
         const int s = kt % STAGES;
         mma.compute(a_tiles + s * layout::A_STAGE, b_tiles + s * layout::B_STAGE);
     }
@@ -131,7 +133,7 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
     } else {
         /* The C tile reuses the stage buffers: all copies landed and all math done first. */
         convnd_cp_async_wait<0>();
-        __syncthreads();
+        if (CONVND_PLANTED_BUG != CONVND_PLANT_NO_BARRIER_BEFORE_C_STORE) __syncthreads();
         mma.template store<layout::LDC>(c_tile);
         __syncthreads();
 

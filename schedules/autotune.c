@@ -3,8 +3,12 @@
  * text file of lines "<key as 16 hex digits> <schedule>:<config>" (later lines win). Like cuDNN's
  * benchmark mode. It runs only when the planner asks, at plan creation (or in conv_nd, which
  * makes a plan per call), on buffers the caller gave; timing is the device layer's. */
+#define _GNU_SOURCE /* O_CLOEXEC */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +108,30 @@ static void cache_put(uint64_t key, convnd_choice plan) {
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
+/* The cache file is read and written under the cache lock, so it must never block: only a
+ * regular file is used (a FIFO or a device such as /dev/zero is ignored), opened non-blocking,
+ * and one past this size is neither read nor grown. */
+#define CACHE_FILE_MAX_BYTES (1 << 20)
+
+static FILE *open_cache_file(const char *path, int append) {
+    const int flags = append ? O_WRONLY | O_APPEND | O_CREAT : O_RDONLY;
+    const int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CACHE_FILE_MAX_BYTES) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, append ? "a" : "r");
+    if (!f) close(fd);
+    return f;
+}
+
 /* The last line for key in the file whose plan names a registered schedule and config that
  * still support p (a stale or edited file is ignored rather than trusted). */
 static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p,
                          convnd_choice *out) {
-    FILE *f = fopen(path, "r");
+    FILE *f = open_cache_file(path, 0);
     if (!f) return 0;
     char line[512];
     int32_t found = 0;
@@ -132,7 +155,7 @@ static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p
 }
 
 static void file_append(const char *path, uint64_t key, convnd_choice plan) {
-    FILE *f = fopen(path, "a");
+    FILE *f = open_cache_file(path, 1);
     if (!f) return; /* an unwritable cache file only costs a re-tune next process */
     fprintf(f, "%016" PRIx64 " %s:%s\n", key, convnd_schedule_table[plan.schedule]->name,
             convnd_schedule_table[plan.schedule]->config_names[plan.config]);

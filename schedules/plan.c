@@ -38,13 +38,20 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const void *x, const
                                  const void *bias, const void *z, void *y, void *workspace,
                                  size_t workspace_bytes, void *stream) {
     const size_t given = workspace ? workspace_bytes : 0;
+    const char *name = plan->schedule->name;
+    const char *config = plan->schedule->config_names[plan->choice.config];
+    if (plan->workspace_bytes > given && !workspace)
+        return convnd_error(CONVND_ERR_WORKSPACE,
+                            "workspace: schedule '%s:%s' needs %zu bytes, but workspace is NULL "
+                            "(workspace_bytes=%zu)",
+                            name, config, plan->workspace_bytes, workspace_bytes);
     if (plan->workspace_bytes > given)
         return convnd_error(CONVND_ERR_WORKSPACE,
-                            "workspace: schedule '%s:%s' needs %zu bytes, given %zu (workspace "
-                            "%s)",
-                            plan->schedule->name, plan->schedule->config_names[plan->choice.config],
-                            plan->workspace_bytes, workspace_bytes,
-                            workspace ? "non-NULL" : "NULL");
+                            "workspace: schedule '%s:%s' needs %zu bytes, given %zu", name, config,
+                            plan->workspace_bytes, workspace_bytes);
+    const convnd_status st =
+        convnd_check_workspace(&plan->problem, x, w, bias, z, y, workspace, workspace_bytes);
+    if (st != CONVND_OK) return st;
     /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0) */
     if ((plan->problem.mode == CONVND_WGRAD ? plan->params.w_numel : plan->params.y_numel) == 0)
         return CONVND_OK;

@@ -93,6 +93,14 @@ const char *convnd_schedule_config_name(int32_t i, int32_t config) {
     return config >= 0 && config < s->num_configs ? s->config_names[config] : NULL;
 }
 
+/* A caller's string echoed in a message: its first 64 characters (then "..."), so that a huge
+ * one cannot push the reason out of the message. */
+#define ECHO_MAX 64
+#define ECHO_FMT "%.*s%s"
+#define ECHO_ARGS(str)                                                                             \
+    (int)(strlen(str) > ECHO_MAX ? ECHO_MAX : strlen(str)), (str),                                 \
+        (strlen(str) > ECHO_MAX ? "..." : "")
+
 convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *config) {
     const char *colon = strchr(spec, ':');
     const size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -101,7 +109,8 @@ convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *co
         char names[512];
         convnd_schedule_list_names(names, sizeof names);
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "schedule='%s': unknown schedule (valid: %s)", spec, names);
+                            "schedule='" ECHO_FMT "': unknown schedule (valid: %s)",
+                            ECHO_ARGS(spec), names);
     }
     const convnd_schedule *s = convnd_schedule_table[i];
     const int32_t c = colon ? convnd_schedule_find_config(s, colon + 1) : -1;
@@ -109,9 +118,10 @@ convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *co
         char configs[512];
         convnd_schedule_list_configs(s, configs, sizeof configs);
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "schedule='%s': unknown configuration '%s' of '%s' (valid: %s, or an "
-                            "index 0..%d)",
-                            spec, colon + 1, s->name, configs, (int)s->num_configs - 1);
+                            "schedule='" ECHO_FMT "': unknown configuration '" ECHO_FMT
+                            "' of '%s' (valid: %s, or an index 0..%d)",
+                            ECHO_ARGS(spec), ECHO_ARGS(colon + 1), s->name, configs,
+                            (int)s->num_configs - 1);
     }
     *schedule = i;
     *config = c;

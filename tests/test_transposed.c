@@ -205,7 +205,8 @@ ParameterizedTest(test_schedule_config *cc, transposed, stride_dilation_kernel_t
     cr_log_info("%s: %d (stride, dilation, kernel) problems", spec, n);
 }
 
-/* ---- misaligned x: the vector path's alignment test must send it down the gather path ------- */
+/* ---- misaligned x, then w alone: the vector path's alignment test must send each down the
+ * gather path (misaligning both at once would hide a dropped check on w) ----------------------- */
 
 ParameterizedTestParameters(transposed, misaligned_x) {
     return cr_make_param_array(test_schedule_config, convT_configs, list_convT_configs());
@@ -228,14 +229,19 @@ ParameterizedTest(test_schedule_config *cc, transposed, misaligned_x) {
         test_conv_case c;
         cr_assert(test_case_init(&c, &p, 0, test_seed_of(problems[i], 7), err, sizeof err), "%s",
                   err);
-        void *xb = NULL;
+        void *xb = NULL, *wb = NULL;
         void *x = test_upload_misaligned(c.hx, c.xd.numel, c.esize, &xb);
-        cr_assert(x, "%s: device upload failed", spec);
-        void *const dx = c.dx;
+        void *w = test_upload_misaligned(c.hw, c.wd.numel, c.esize, &wb);
+        cr_assert(x && w, "%s: device upload failed", spec);
+        void *const dx = c.dx, *const dw = c.dw;
         c.dx = x;
         test_run_all_orders(&c, spec, "misaligned x");
         c.dx = dx;
+        c.dw = w;
+        test_run_all_orders(&c, spec, "misaligned w");
+        c.dw = dw;
         convnd_free(xb);
+        convnd_free(wb);
         test_case_free(&c);
     }
 }

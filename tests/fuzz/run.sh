@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Fuzzes convnd's host path (tests/fuzz/fuzz_host.c) with libFuzzer under AddressSanitizer and
-# UndefinedBehaviorSanitizer:
-#   1. builds the target with clang (tests/fuzz/CMakeLists.txt; build dir $CONVND_FUZZ_BUILD_DIR,
+# Fuzzes convnd with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, two targets:
+# the whole host path (tests/fuzz/fuzz_host.c) and the differential kernel target
+# (tests/fuzz/fuzz_kernels.c: small problems run by the planner and every supporting
+# schedule:config on the emulated device, against the CPU reference):
+#   1. builds the targets with clang (tests/fuzz/CMakeLists.txt; build dir $CONVND_FUZZ_BUILD_DIR,
 #      default build-fuzz),
-#   2. replays the committed seed corpus tests/fuzz/corpus/ (every seed must pass),
-#   3. fuzzes for $CONVND_FUZZ_SECONDS (default 60) seconds, starting from that corpus; new
+#   2. replays the committed seed corpora tests/fuzz/corpus/ and tests/fuzz/corpus_kernels/ (one
+#      seed per feature-table case; every seed must pass),
+#   3. fuzzes each for $CONVND_FUZZ_SECONDS (default 60) seconds, starting from that corpus; new
 #      inputs go to a scratch corpus under the build dir, never into the repository.
 # Exits non-zero on any finding (crash, sanitizer report, failed check, timeout, leak); libFuzzer
-# writes the input to $build/findings/ (replay: $build/convnd_fuzz_host <file>).
+# writes the input to $build/findings/ (replay: $build/convnd_fuzz_host <file>, or
+# $build/convnd_fuzz_kernels <file>).
 # Runtime: about 2-4 minutes for the first build (2 cores), seconds after that, plus the fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,7 +32,7 @@ build=${CONVND_FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${CONVND_FUZZ_SECONDS:-60}
 jobs=${CONVND_FUZZ_BUILD_JOBS:-2}
 CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target convnd_fuzz_host -j"$jobs"
+cmake --build "$build" --target convnd_fuzz_host convnd_fuzz_kernels -j"$jobs"
 
 # The run must not depend on the caller's environment.
 unset CONVND_SCHEDULE CONVND_FORCE_INDEX64
@@ -36,13 +40,21 @@ export CONVND_DEVICE=emulated
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-fuzzer=$build/convnd_fuzz_host
 findings=$build/findings
-mkdir -p "$findings" "$build/corpus"
-echo "== replaying the seed corpus ($(ls tests/fuzz/corpus | wc -l) inputs)"
-"$fuzzer" -runs=0 -artifact_prefix="$findings/" tests/fuzz/corpus
-
-echo "== fuzzing for ${seconds} s"
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len=512 \
-  -print_final_stats=1 -artifact_prefix="$findings/" "$build/corpus" tests/fuzz/corpus
+mkdir -p "$findings"
+for target in host kernels; do
+  fuzzer=$build/convnd_fuzz_$target
+  seeds=tests/fuzz/corpus
+  [ "$target" = kernels ] && seeds=tests/fuzz/corpus_kernels
+  mkdir -p "$build/corpus_$target"
+  # a kernel input runs every supporting configuration, unoptimised under ASan: tensor-core
+  # tiles (up to 128 x 128 x 32 per k-step) pad a small grouped GEMM to seconds of emulation
+  timeout=10
+  [ "$target" = kernels ] && timeout=300
+  echo "== $target: replaying the seed corpus ($(ls "$seeds" | wc -l) inputs)"
+  "$fuzzer" -runs=0 -timeout="$timeout" -artifact_prefix="$findings/$target-" "$seeds"
+  echo "== $target: fuzzing for ${seconds} s"
+  "$fuzzer" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096 -max_len=512 \
+    -print_final_stats=1 -artifact_prefix="$findings/$target-" "$build/corpus_$target" "$seeds"
+done
 echo "tests/fuzz/run.sh: no findings"

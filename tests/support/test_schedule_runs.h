@@ -10,6 +10,7 @@
 
 #include "convnd.h"
 #include "test_conv_case.h"
+#include "test_feature_table.h"
 
 typedef struct test_schedule_config {
     int32_t schedule, config; /* indices into convnd_schedule_table and its config names */
@@ -53,13 +54,6 @@ void test_run_all_orders(test_conv_case *c, const char *spec, const char *what);
  * z_in_place) and runs it with test_run_all_orders; id names the case in messages. */
 void test_run_supported_case(const char *spec, const convnd_problem *p, const char *id,
                              int z_in_place, uint64_t seed);
-
-/* A named case of a table: a problem in tests/support/test_problem_text.h syntax. */
-typedef struct test_case_text {
-    const char *id;
-    const char *problem;
-    int z_in_place; /* z == y */
-} test_case_text;
 
 /* Every case of the table in every numerics of sc (the text's dtype replaced by each; see
  * test_numerics_of), each by test_run_supported_case: sc must support them all. */

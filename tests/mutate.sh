@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Mutation check for the kernels: applies each planted bug of the list below, one at a time, to
+# the source tree, rebuilds only what changed (the build dir $CONVND_BUILD_DIR, default build/;
+# ccache), runs the tests meant to catch it, restores the file (also on Ctrl-C or failure), and
+# reports KILLED (some test failed, or it does not compile) or SURVIVED. Not in CI (each mutant
+# recompiles one or more kernels: minutes on 2 cores); run it on a clean tree before calling a
+# kernel change done, do not edit kernels while it runs, and record the last result in the
+# README's testing section.
+#
+#   tests/mutate.sh            every mutant
+#   tests/mutate.sh 3 7        mutants 3 and 7 only
+# Exit status: the number of survivors. The report goes to $build/mutate-report.txt.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${CONVND_BUILD_DIR:-build}
+work=$build/mutate
+mkdir -p "$work"
+
+# Each mutant: id ^ file ^ exact text ^ replacement ^ test filter ^ extra environment.
+# The text must occur exactly once in the file; \n is a newline. Mutants 1 and 2 plant the bugs
+# of kernels/planted_bugs.h (barrier moved below the prefetch; barrier before the C-tile store
+# removed) in the library's own implicit GEMM and transposed kernels.
+early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
+mutants=(
+  "1^kernels/igemm_kernel.cuh^#include \"planted_bugs.h\"^#ifndef CONVND_PLANTED_BUG\n#define CONVND_PLANTED_BUG 1\n#endif\n#include \"planted_bugs.h\"^forced_schedules/feature_table^$early"
+  "2^kernels/igemm_kernel.cuh^#include \"planted_bugs.h\"^#ifndef CONVND_PLANTED_BUG\n#define CONVND_PLANTED_BUG 2\n#endif\n#include \"planted_bugs.h\"^forced_schedules/feature_table^$early"
+  "3^kernels/igemm_kernel.cuh^convnd_cp_async_wait<STAGES - 2>();^convnd_cp_async_wait<STAGES - 1>();^forced_schedules/feature_table^"
+  "4^kernels/depthwise_common.cuh^if (!xrow || i2 < 0 || i2 >= (Idx)p.in[2]) {^if (!xrow || i2 < 0 || i2 > (Idx)p.in[2]) {^depthwise/*^"
+  "5^kernels/convT_geometry.cuh^const int64_t kappa = S / convT_gcd(S, D);^const int64_t kappa = S;^transposed/*^"
+  "6^kernels/depthwise_cl.cu^    g.runs = (p.out[2] + R - 1) / R;^    g.runs = p.out[2] / R > 0 ? p.out[2] / R : 1;^depthwise/*^"
+  "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + i2 * (int32_t)p.xs[4] + lc.base;^extreme_geometry/sparse*^"
+  "8^kernels/direct.cu^    const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];\n    const Idx w_c = at.c * (Idx)p.ws[0];^    const Idx x_nc = (int32_t)(at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1]);\n    const Idx w_c = at.c * (Idx)p.ws[0];^extreme_geometry/sparse*^"
+  "9^kernels/depthwise_cl.cu^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
+  "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^@(depthwise|extreme_geometry)/*^"
+)
+
+want=("$@")
+source /work/helper_env.sh 2>/dev/null || true
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_CUDA=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null || { echo "mutate: the unmutated tree does not build"; exit 99; }
+
+restore() { [ -n "${current:-}" ] && cp "$work/orig" "$current" && current=; }
+trap 'restore; exit 130' INT TERM
+trap restore EXIT
+
+survivors=0
+report=$build/mutate-report.txt
+: >"$report"
+for m in "${mutants[@]}"; do
+  IFS='^' read -r id file old new filter env <<<"$m"
+  if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " =~ " $id " ]]; then continue; fi
+  cp "$file" "$work/orig"
+  current=$file
+  if ! python3 - "$file" "$old" "$new" <<'PY'
+import sys
+path, old, new = sys.argv[1], sys.argv[2].replace('\\n', '\n'), sys.argv[3].replace('\\n', '\n')
+s = open(path).read()
+if s.count(old) != 1:
+    sys.exit(f"mutant text occurs {s.count(old)} times in {path}")
+open(path, 'w').write(s.replace(old, new))
+PY
+  then
+    current=
+    echo "mutant $id: NOT APPLIED ($file changed?)" | tee -a "$report"
+    survivors=$((survivors + 1))
+    continue
+  fi
+  if ! cmake --build "$build" -j"$(nproc)" >"$work/build_$id.log" 2>&1; then
+    result="KILLED (does not compile)"
+  elif env $env "$build/tests/convnd_tests" --filter "$filter" --jobs "$(nproc)" \
+      >"$work/test_$id.log" 2>&1; then
+    result="SURVIVED"
+    survivors=$((survivors + 1))
+  else
+    result="KILLED"
+  fi
+  restore
+  echo "mutant $id ($file, tests $filter${env:+, $env}): $result" | tee -a "$report"
+done
+cmake --build "$build" -j"$(nproc)" >/dev/null # leave the build unmutated
+echo "mutate: $survivors survivor(s); report in $report"
+exit "$survivors"

@@ -1,0 +1,144 @@
+/* Strides, dilations and paddings near 2^62 and 2^63 (issue #18, findings 1 and 3) on every
+ * schedule:config that supports them, against the reference, under the suite's timeout: a
+ * schedule's cost must be bounded by its work, never by the size of a stride or padding, and no
+ * kernel may form the input position of an output past the last one in signed arithmetic (the
+ * suite runs under UBSan in CI). Then named cases that once survived planted bugs (item 9): a
+ * 3-D channels-last depthwise row with a depth stride, a grouped problem whose C_in is a whole
+ * number of vectors but C_in/groups is not, and a 64-bit-offset run over an x of more than 2^31
+ * elements of which only the touched ones exist (a sparse mapping). */
+#define _GNU_SOURCE /* MAP_NORESERVE */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "convnd.h"
+#include "test_contract_support.h"
+#include "test_problem_text.h"
+#include "test_schedule_runs.h"
+
+TestSuite(extreme_geometry, .timeout = 300);
+
+#define P62 "4611686018427387904" /* 2^62 */
+#define P61 "2305843009213693952" /* 2^61 */
+#define Q63 "6917529027641081856" /* 3 * 2^61: 3/4 of 2^63 */
+
+static const char *const extreme[] = {
+    /* depthwise 1-D (the streaming configs): two outputs 2^62 (or 3*2^61) inputs apart */
+    "fwd 1d Ci=8 Co=8 g=8 I=9 K=3 S=" P62 " P0=1 P1=" P62 " bias",
+    "fwd 1d Ci=8 Co=8 g=8 I=9 K=3 S=" Q63 " P0=1 P1=" Q63 " x=cl w=cl y=cl",
+    "fwd 1d Ci=8 Co=8 g=8 I=9 K=2 D=" P62 " P1=" P62,
+    /* kernel spans as wide as the stream window (4, 8): every slot is a tap */
+    "fwd 1d Ci=8 Co=8 g=8 I=9 K=4 S=" P62 " P0=1 P1=" P62,
+    "fwd 1d Ci=8 Co=8 g=8 I=12 K=8 S=" P62 " P0=2 P1=" P62 " x=cl w=cl y=cl",
+    "fwd 1d Ci=8 Co=8 g=8 I=9 K=3 S=" P62 " P0=" P61 " P1=" P61 " bias",
+    /* depthwise, grouped and dense 2-D / 3-D, channels-last and first */
+    "fwd 2d Ci=8 Co=8 g=8 I=5,9 K=3,3 S=1," P62 " P0=1,1 P1=1," P62 " x=cl w=cl",
+    "fwd 2d Ci=8 Co=8 g=8 I=5,9 K=3,3 S=1," Q63 " P0=1,1 P1=1," Q63,
+    "fwd 2d Ci=8 Co=8 g=4 I=5,9 K=3,3 S=1," P62 " P0=1,1 P1=1," P62 " x=cl w=cl",
+    "fwd 2d Ci=8 Co=8 g=4 I=5,9 K=3,3 S=1," Q63 " P0=1,1 P1=1," Q63,
+    "fwd 2d Ci=3 Co=8 I=6,9 K=3,3 S=2," P62 " P0=1,1 P1=1," P62,
+    "fwd 2d Ci=3 Co=8 I=6,9 K=3,3 S=2," Q63 " P0=1,1 P1=1," Q63 " x=cl w=cl",
+    "fwd 3d Ci=8 Co=8 g=8 I=3,4,9 K=2,2,3 S=1,1," P62 " P0=0,0,1 P1=0,0," P62 " x=cl w=cl",
+    "fwd 2d Ci=16 Co=16 I=4,9 K=1,3 S=1," Q63 " P0=0,1 P1=0," Q63 " x=cl w=cl",
+    /* transposed: a dilation of 2^62 cropped back by a padding of 2^62 */
+    "tr 1d Ci=4 Co=4 I=2 K=2 D=" P62 " P0=" P62,
+    "tr 2d Ci=8 Co=8 g=8 I=3,2 K=2,2 D=1," P62 " P0=0," P62,
+};
+
+static void run_every_supporting(const char *text, convnd_dtype dtype) {
+    convnd_problem p = test_parse_valid(text);
+    p.dtype = dtype;
+    if (dtype == CONVND_F32) p.math = CONVND_MATH_DEFAULT;
+    char specs[64][TEST_SPEC_LEN];
+    const int n = test_supporting_specs(&p, specs, 64);
+    cr_expect(n > 0 || dtype != CONVND_F32, "no schedule supports %s", text);
+    for (int i = 0; i < n; ++i)
+        test_run_supported_case(specs[i], &p, text, 0, test_seed_of(text, (uint64_t)dtype));
+}
+
+Test(extreme_geometry, huge_strides_dilations_and_paddings) {
+    for (size_t i = 0; i < sizeof extreme / sizeof extreme[0]; ++i) {
+        run_every_supporting(extreme[i], CONVND_F32);
+        run_every_supporting(extreme[i], CONVND_F16);
+    }
+}
+
+/* ---- item 9: named cases ------------------------------------------------------------------- */
+
+Test(extreme_geometry, depthwise_3d_channels_last_with_a_depth_stride) {
+    static const char *const cases[] = {
+        "fwd 3d Ci=8 Co=8 g=8 I=5,4,9 K=2,3,3 S=2,1,1 P0=0,1,1 P1=0,1,1 x=cl w=cl",
+        "fwd 3d Ci=12 Co=12 g=12 I=7,3,6 K=3,2,3 S=3,1,2 D=2,1,1 x=cl w=cl y=cl bias",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        run_every_supporting(cases[i], CONVND_F32);
+        run_every_supporting(cases[i], CONVND_BF16);
+    }
+}
+
+Test(extreme_geometry, grouped_with_whole_vectors_of_c_in_but_not_of_c_in_per_group) {
+    /* f32 vectors of 4 (f16: 8): C_in = 8 (16) is whole vectors, C_in/groups = 2 is not */
+    run_every_supporting("fwd 2d N=2 Ci=8 Co=8 g=4 I=5,6 K=3,3 P0=1 P1=1 x=cl w=cl", CONVND_F32);
+    run_every_supporting("fwd 2d N=2 Ci=16 Co=16 g=8 I=5,6 K=3,3 P0=1 P1=1 x=cl w=cl", CONVND_F16);
+    run_every_supporting("fwd 1d N=1 Ci=24 Co=12 g=4 I=11 K=3 S=2 x=cl w=cl y=cl", CONVND_F32);
+}
+
+/* x of 8 channels x (2^29 + 5) positions: 2^32 + 40 f32 elements, mapped without backing, of
+ * which only the 72 the conv reads are written; three outputs per channel, 2^28 positions
+ * apart. Channels-first, channel 7 starts past 2^31 (x's base offset needs 64 bits);
+ * channels-last, the W stride times the position does. */
+static void sparse_run(convnd_layout layout) {
+    if (convnd_active_device() != CONVND_DEVICE_EMULATED)
+        cr_skip_test("the sparse mapping is host memory: emulated device only");
+    const int64_t C = 8, I = ((int64_t)1 << 29) + 5, S = (int64_t)1 << 28, K = 3, O = 3;
+    const size_t xbytes = (size_t)(C * I) * sizeof(float);
+    float *x = mmap(NULL, xbytes, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (x == MAP_FAILED) cr_skip_test("cannot map %zu bytes of address space", xbytes);
+    const int cl = layout == CONVND_CHANNELS_LAST;
+    float w[8 * 3], y[8 * 3], expect[8 * 3];
+    for (int64_t c = 0; c < C; ++c)
+        for (int64_t k = 0; k < K; ++k)
+            w[c * K + k] = (float)((c + 2 * k) % 5 - 2);
+    for (int64_t c = 0; c < C; ++c)
+        for (int64_t o = 0; o < O; ++o) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k) {
+                const int64_t i = o * S + k;
+                const float v = (float)((c * 7 + o * 3 + k) % 9 - 4);
+                x[cl ? i * C + c : c * I + i] = v;
+                acc += (double)v * w[c * K + k];
+            }
+            expect[cl ? o * C + c : c * O + o] = (float)acc;
+        }
+    char text[256];
+    snprintf(text, sizeof text, "fwd 1d Ci=8 Co=8 g=8 I=%lld K=3 S=%lld x=%s w=%s y=%s",
+             (long long)I, (long long)S, cl ? "cl" : "cf", cl ? "cl" : "cf", cl ? "cl" : "cf");
+    const convnd_problem p = test_parse_valid(text);
+    char specs[64][TEST_SPEC_LEN];
+    const int n = test_supporting_specs(&p, specs, 64);
+    cr_expect(n > 0, "no schedule supports %s", text);
+    for (int s = 0; s < n; ++s) {
+        convnd_options opts = {0};
+        opts.schedule = specs[s];
+        size_t ws = 0;
+        cr_assert_eq(convnd_workspace_size(&p, &opts, &ws), CONVND_OK, "%s", convnd_last_error());
+        if (ws > 0) continue; /* a workspace sized by x (im2col) is not sparse */
+        memset(y, 0xff, sizeof y);
+        const convnd_status st = conv_nd(&p, x, w, NULL, NULL, y, NULL, 0, NULL, &opts);
+        cr_expect_eq(st, CONVND_OK, "%s on %s: %s", specs[s], text, convnd_last_error());
+        for (int e = 0; e < 24 && st == CONVND_OK; ++e)
+            cr_expect_eq(y[e], expect[e], "%s on %s: y[%d] = %g, expected %g", specs[s], text, e,
+                         (double)y[e], (double)expect[e]);
+    }
+    munmap(x, xbytes);
+}
+
+Test(extreme_geometry, sparse_x_past_2_31_elements_channels_first) {
+    sparse_run(CONVND_CHANNELS_FIRST);
+}
+
+Test(extreme_geometry, sparse_x_past_2_31_elements_channels_last) {
+    sparse_run(CONVND_CHANNELS_LAST);
+}

@@ -1,0 +1,144 @@
+/* The emulated device's race exposure, proven on planted bugs: test-only builds of the implicit
+ * GEMM (tests/planted/, kernels/planted_bugs.h) with a barrier moved below the prefetch and with
+ * the barrier before the C-tile store removed. On the CUDA-core (SIMT) configuration threads run
+ * alone between barriers, so forward or reverse order shows both once copies may land at issue
+ * (CONVND_EMU_COPIES_EARLY). On the tensor-core configuration the warp-wide matrix operations
+ * make the warps advance together in those orders; CONVND_EMU_WARP_AHEAD runs one warp to the
+ * next barrier before the others start, and shows the prefetch race there too. The unplanted build of the same
+ * harness passes in every mode (the control). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "problem_internal.h"
+#include "schedule.h"
+#include "test_conv_case.h"
+#include "test_problem_text.h"
+#include "test_schedule_runs.h"
+
+TestSuite(planted_bugs, .timeout = 600);
+
+typedef convnd_status (*launcher_fn)(const convnd_launch_args *a);
+#define PLANTED(ns)                                                                                \
+    convnd_status convnd_planted_##ns##_igemm_tc_f16(const convnd_launch_args *a);                 \
+    convnd_status convnd_planted_##ns##_igemm_simt(const convnd_launch_args *a);
+PLANTED(none)
+PLANTED(prefetch)
+PLANTED(c_store)
+
+typedef struct emu_mode {
+    const char *name;
+    convnd_emu_order order;
+    convnd_emu_copies copies;
+    uint64_t seed;
+} emu_mode;
+
+static const emu_mode every_mode[] = {
+    {"forward, late copies", CONVND_EMU_FORWARD, CONVND_EMU_COPIES_LATE, 0},
+    {"reverse, late copies", CONVND_EMU_REVERSE, CONVND_EMU_COPIES_LATE, 0},
+    {"forward, early copies", CONVND_EMU_FORWARD, CONVND_EMU_COPIES_EARLY, 0},
+    {"reverse, early copies", CONVND_EMU_REVERSE, CONVND_EMU_COPIES_EARLY, 0},
+    {"forward, mixed copies (seed 1)", CONVND_EMU_FORWARD, CONVND_EMU_COPIES_MIXED, 1},
+    {"warp_ahead (seed 1), late copies", CONVND_EMU_WARP_AHEAD, CONVND_EMU_COPIES_LATE, 1},
+    {"warp_ahead (seed 1), early copies", CONVND_EMU_WARP_AHEAD, CONVND_EMU_COPIES_EARLY, 1},
+    {"warp_ahead (seed 2), mixed copies", CONVND_EMU_WARP_AHEAD, CONVND_EMU_COPIES_MIXED, 2},
+};
+enum { EVERY_MODE = sizeof every_mode / sizeof every_mode[0] };
+
+/* A GEMM with 9 (f16, BK 32) or 36 (f32, BK 8) k-tiles through a 3-stage ring, one 64 x 64
+ * tile: the prefetch refills stages many times, and the C tile overwrites live stages. */
+static const char *const tc_problem = "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 f16 x=cl w=cl";
+static const char *const simt_problem = "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 x=cl w=cl";
+
+/* Runs fn on c in mode m with y poisoned; 1 when y matches the reference (msg: why not). */
+static int run_planted(launcher_fn fn, test_conv_case *c, const emu_mode *m, char *msg,
+                       size_t len) {
+    convnd_emu_set_order(m->order, m->seed);
+    convnd_emu_set_copies(m->copies, m->seed);
+    const size_t ybytes = (size_t)c->yd.numel * c->esize;
+    test_poison_fill(c->p.dtype, c->hy, c->yd.numel);
+    cr_assert_eq(convnd_memcpy_h2d(c->dy, c->hy, ybytes), CONVND_OK);
+    convnd_launch_args a;
+    memset(&a, 0, sizeof a);
+    cr_assert_eq(convnd_params_from_problem(&c->p, &a.params), CONVND_OK);
+    a.problem = &c->p;
+    a.x = c->dx;
+    a.w = c->dw;
+    a.y = c->dy;
+    a.device = CONVND_DEVICE_EMULATED;
+    const convnd_status st = fn(&a);
+    cr_assert_eq(convnd_memcpy_d2h(c->hy, c->dy, ybytes), CONVND_OK);
+    if (st != CONVND_OK) {
+        snprintf(msg, len, "launch failed: %s", convnd_last_error());
+        return 0;
+    }
+    return test_case_check(c, msg, len);
+}
+
+static void init_case(test_conv_case *c, const char *text) {
+    const convnd_problem p = test_parse_valid(text);
+    char err[256];
+    cr_assert(test_case_init(c, &p, 0, 42, err, sizeof err), "%s", err);
+}
+
+/* fn (no planted bug) passes in every mode. */
+static void expect_control(launcher_fn fn, const char *problem, const char *what) {
+    test_conv_case c;
+    init_case(&c, problem);
+    for (int i = 0; i < EVERY_MODE; ++i) {
+        char msg[512] = "";
+        cr_expect(run_planted(fn, &c, &every_mode[i], msg, sizeof msg),
+                  "%s without a planted bug, %s: %s", what, every_mode[i].name, msg);
+    }
+    test_case_free(&c);
+}
+
+/* fn (a planted bug) gives a wrong result in at least one of the modes meant to catch it. */
+static void expect_caught(launcher_fn fn, const char *problem, const char *what,
+                          const emu_mode *catching, int count) {
+    test_conv_case c;
+    init_case(&c, problem);
+    int caught = 0;
+    for (int i = 0; i < count; ++i) {
+        char msg[512] = "";
+        const int ok = run_planted(fn, &c, &catching[i], msg, sizeof msg);
+        cr_log_info("%s, %s: %s", what, catching[i].name, ok ? "passes (not caught)" : msg);
+        caught += !ok;
+    }
+    cr_expect(caught > 0, "%s: not caught in any of the %d modes meant to catch it", what, count);
+    test_case_free(&c);
+}
+
+Test(planted_bugs, control_passes_in_every_mode) {
+    expect_control(convnd_planted_none_igemm_tc_f16, tc_problem, "igemm_tc f16");
+    expect_control(convnd_planted_none_igemm_simt, simt_problem, "igemm_simt");
+}
+
+/* SIMT: early copies in forward or reverse order. */
+static const emu_mode simt_catching[] = {
+    {"forward, early copies", CONVND_EMU_FORWARD, CONVND_EMU_COPIES_EARLY, 0},
+    {"reverse, early copies", CONVND_EMU_REVERSE, CONVND_EMU_COPIES_EARLY, 0},
+};
+/* Tensor cores: warp-ahead. */
+static const emu_mode tc_catching[] = {
+    {"warp_ahead (seed 1), early copies", CONVND_EMU_WARP_AHEAD, CONVND_EMU_COPIES_EARLY, 1},
+    {"warp_ahead (seed 2), early copies", CONVND_EMU_WARP_AHEAD, CONVND_EMU_COPIES_EARLY, 2},
+};
+
+Test(planted_bugs, prefetch_above_the_barrier_is_caught) {
+    expect_caught(convnd_planted_prefetch_igemm_simt, simt_problem,
+                  "igemm_simt, barrier below the prefetch", simt_catching, 2);
+    expect_caught(convnd_planted_prefetch_igemm_tc_f16, tc_problem,
+                  "igemm_tc f16, barrier below the prefetch", tc_catching, 2);
+}
+
+/* Only the CUDA-core configuration hands its accumulators over through a C tile; the
+ * tensor-core one (mma.sync, tc_warp_mma.cuh) finishes from registers, so there the planted
+ * change removes no barrier it needs, and its result must stay right. */
+Test(planted_bugs, missing_barrier_before_the_c_store_is_caught) {
+    expect_caught(convnd_planted_c_store_igemm_simt, simt_problem,
+                  "igemm_simt, no barrier before the C store", simt_catching, 2);
+    expect_control(convnd_planted_c_store_igemm_tc_f16, tc_problem,
+                   "igemm_tc f16 (register epilogue), C-store plant");
+}
