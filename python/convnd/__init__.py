@@ -12,8 +12,8 @@ from ._ops import (ACTIVATIONS, FORWARD, TRANSPOSED, conv_nd, conv_nd_wgrad, pla
 from . import torch as functional  # noqa: F401  convnd.torch, also as convnd.functional
 from . import nn
 
-__all__ = ["conv_nd", "conv_nd_wgrad", "plan_name", "wgrad_plan_name", "ACTIVATIONS", "FORWARD", "TRANSPOSED", "functional", "nn",
-           "device_name"]
+__all__ = ["conv_nd", "conv_nd_wgrad", "plan_name", "wgrad_plan_name", "ACTIVATIONS", "FORWARD",
+           "TRANSPOSED", "functional", "nn", "device_name"]
 
 
 def device_name():

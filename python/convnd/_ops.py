@@ -1,10 +1,11 @@
-"""The canonical op, torch.ops.convnd.conv_nd, its weight gradient torch.ops.convnd.conv_nd_wgrad,
-conv_nd's autograd, and Python wrappers with named activations.
+"""The canonical op, torch.ops.convnd.conv_nd, its weight gradient
+torch.ops.convnd.conv_nd_wgrad, conv_nd's autograd, and Python wrappers with named activations.
 
 Backward (SPEC section 10): the data gradient of a forward conv is the transposed conv with the
 same S, D, P0 and a P1 that gives exactly x's size; that of a transposed conv is the forward conv
 from O back to I. The weight gradient of either is convnd's CONVND_WGRAD mode (conv_nd_wgrad; a
-transposed problem is bound to its adjoint forward conv's wgrad problem by convnd_bind_wgrad).
+transposed problem is bound to its adjoint forward conv's wgrad problem by
+convnd_bind_wgrad).
 """
 import torch
 

@@ -227,20 +227,20 @@ struct WgradCall {
     at::Tensor z;     // dw_prev in dw's layout, undefined when absent
 };
 
-WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in,
-                      c10::IntArrayRef weight_size, const std::optional<at::Tensor> &z,
-                      c10::IntArrayRef stride, c10::IntArrayRef dilation,
-                      c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
-                      int64_t groups, int64_t mode, double alpha, double beta) {
+WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntArrayRef weight_size,
+                      const std::optional<at::Tensor> &z, c10::IntArrayRef stride,
+                      c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+                      c10::IntArrayRef padding_after, int64_t groups, int64_t mode, double alpha,
+                      double beta) {
     at::Tensor x = x_in, dy = dy_in;
     const int64_t dims = x.dim() - 2;
-    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3, "convnd: x of shape ", shape_text(x.sizes()),
-                      " has ", x.dim(), " dims; expected 3, 4 or 5 ([N, C, spatial...])");
-    TORCH_CHECK_VALUE(dy.dim() == x.dim(), "convnd: dy of shape ", shape_text(dy.sizes()),
-                      " has ", dy.dim(), " dims; expected ", x.dim(), " like x");
-    TORCH_CHECK_VALUE((int64_t)weight_size.size() == x.dim(), "convnd: weight_size=",
-                      shape_text(weight_size), " has ", weight_size.size(), " entries; expected ",
-                      x.dim(), " like x");
+    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3, "convnd: x of shape ", shape_text(x.sizes()), " has ",
+                      x.dim(), " dims; expected 3, 4 or 5 ([N, C, spatial...])");
+    TORCH_CHECK_VALUE(dy.dim() == x.dim(), "convnd: dy of shape ", shape_text(dy.sizes()), " has ",
+                      dy.dim(), " dims; expected ", x.dim(), " like x");
+    TORCH_CHECK_VALUE((int64_t)weight_size.size() == x.dim(),
+                      "convnd: weight_size=", shape_text(weight_size), " has ", weight_size.size(),
+                      " entries; expected ", x.dim(), " like x");
     TORCH_CHECK_VALUE(mode == CONVND_FORWARD || mode == CONVND_TRANSPOSED, "convnd: mode=", mode,
                       " must be 0 (the weight gradient of a forward conv) or 1 (of a transposed "
                       "conv)");
@@ -248,10 +248,10 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in,
     check_list(dilation, dims, "dilation");
     check_list(padding_before, dims, "padding_before");
     check_list(padding_after, dims, "padding_after");
-    TORCH_CHECK_VALUE(x.scalar_type() == dy.scalar_type(), "convnd: x has dtype ",
-                      x.scalar_type(), " but dy has dtype ", dy.scalar_type());
-    TORCH_CHECK_VALUE(x.device() == dy.device(), "convnd: x is on ", x.device(),
-                      " but dy is on ", dy.device());
+    TORCH_CHECK_VALUE(x.scalar_type() == dy.scalar_type(), "convnd: x has dtype ", x.scalar_type(),
+                      " but dy has dtype ", dy.scalar_type());
+    TORCH_CHECK_VALUE(x.device() == dy.device(), "convnd: x is on ", x.device(), " but dy is on ",
+                      dy.device());
 
     // The problem whose weight gradient is asked for, with dy in its y's place.
     convnd_problem p;
@@ -277,15 +277,14 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in,
     check(convnd_validate(&p), "conv_nd_wgrad");
     convnd_tensor_desc d;
     check(convnd_tensor_describe(&p, CONVND_W, &d), "conv_nd_wgrad");
-    TORCH_CHECK_VALUE(weight_size == c10::IntArrayRef(d.shape, d.rank), "convnd: weight_size=",
-                      shape_text(weight_size), " but the problem (mode=", mode, ", groups=",
-                      groups, ") has a weight of shape ",
-                      shape_text(c10::IntArrayRef(d.shape, d.rank)));
+    TORCH_CHECK_VALUE(weight_size == c10::IntArrayRef(d.shape, d.rank),
+                      "convnd: weight_size=", shape_text(weight_size),
+                      " but the problem (mode=", mode, ", groups=", groups,
+                      ") has a weight of shape ", shape_text(c10::IntArrayRef(d.shape, d.rank)));
     check(convnd_tensor_describe(&p, CONVND_Y, &d), "conv_nd_wgrad");
     TORCH_CHECK_VALUE(dy.sizes() == c10::IntArrayRef(d.shape, d.rank), "convnd: dy has shape ",
-                      shape_text(dy.sizes()), " but the problem (mode=", mode, ", groups=",
-                      groups, ") has an output of shape ",
-                      shape_text(c10::IntArrayRef(d.shape, d.rank)));
+                      shape_text(dy.sizes()), " but the problem (mode=", mode, ", groups=", groups,
+                      ") has an output of shape ", shape_text(c10::IntArrayRef(d.shape, d.rank)));
 
     WgradCall c;
     int32_t swap = 0;
@@ -302,7 +301,7 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in,
     check(convnd_validate(&c.q), "conv_nd_wgrad");
     // What the bound problem reads and writes is exactly (a, b) -> dw of weight_size.
     const std::pair<convnd_tensor, const at::Tensor *> reads[] = {{CONVND_X, &c.a},
-                                                                   {CONVND_Y, &c.b}};
+                                                                  {CONVND_Y, &c.b}};
     for (const auto &r : reads) {
         check(convnd_tensor_describe(&c.q, r.first, &d), "conv_nd_wgrad");
         TORCH_CHECK(r.second->sizes() == c10::IntArrayRef(d.shape, d.rank),
@@ -315,8 +314,8 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in,
                 "convnd: internal: the wgrad problem writes dw of shape ",
                 shape_text(c10::IntArrayRef(d.shape, d.rank)), ", not ", shape_text(weight_size));
     if (z) {
-        TORCH_CHECK_VALUE(z->sizes() == weight_size, "convnd: z has shape ",
-                          shape_text(z->sizes()), " but dw has shape ", shape_text(weight_size));
+        TORCH_CHECK_VALUE(z->sizes() == weight_size, "convnd: z has shape ", shape_text(z->sizes()),
+                          " but dw has shape ", shape_text(weight_size));
         TORCH_CHECK_VALUE(z->scalar_type() == x.scalar_type(), "convnd: z has dtype ",
                           z->scalar_type(), " but x has dtype ", x.scalar_type());
         TORCH_CHECK_VALUE(z->device() == x.device(), "convnd: z is on ", z->device(),
@@ -493,8 +492,7 @@ at::Tensor conv_nd_wgrad_meta(const at::Tensor &x, const at::Tensor &dy,
                       "convnd: x of rank ", x.dim(), ", dy of rank ", dy.dim(), " and weight_size ",
                       shape_text(weight_size), ": expected equal ranks 3, 4 or 5");
     at::Tensor xx = x, dd = dy;
-    return empty_in_layout(weight_size,
-                           convnd_default_output_layout(layout_of(xx), layout_of(dd)),
+    return empty_in_layout(weight_size, convnd_default_output_layout(layout_of(xx), layout_of(dd)),
                            x.options());
 }
 
@@ -502,9 +500,9 @@ at::Tensor conv_nd_wgrad_meta(const at::Tensor &x, const at::Tensor &dy,
 std::string wgrad_plan_name(const at::Tensor &x, const at::Tensor &dy,
                             std::vector<int64_t> weight_size, const std::optional<at::Tensor> &z,
                             std::vector<int64_t> stride, std::vector<int64_t> dilation,
-                            std::vector<int64_t> padding_before,
-                            std::vector<int64_t> padding_after, int64_t groups, int64_t mode,
-                            double alpha, double beta, std::optional<std::string> schedule) {
+                            std::vector<int64_t> padding_before, std::vector<int64_t> padding_after,
+                            int64_t groups, int64_t mode, double alpha, double beta,
+                            std::optional<std::string> schedule) {
     WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
                               padding_after, groups, mode, alpha, beta);
     const c10::DeviceGuard guard(x.device());

@@ -162,7 +162,8 @@ def test_wgrad_empty_batch_gives_beta_z():
 
 def test_wgrad_bad_input_raises_with_convnd_message():
     x, dy = torch.randn(1, 3, 6, 6), torch.randn(1, 4, 4, 4)
-    with pytest.raises(ValueError, match=r"dy has shape \[1, 4, 4, 4\].*output of shape \[1, 4, 2, 2\]"):
+    with pytest.raises(ValueError,
+                       match=r"dy has shape \[1, 4, 4, 4\].*output of shape \[1, 4, 2, 2\]"):
         WGRAD(x, dy, [4, 3, 5, 5], None, [1, 1], [1, 1], [0, 0], [0, 0], 1, 0, 1.0, 0.0, None)
     with pytest.raises(ValueError, match="groups=2 does not divide C_in=3"):
         WGRAD(x, dy, [4, 1, 3, 3], None, [1, 1], [1, 1], [0, 0], [0, 0], 2, 0, 1.0, 0.0, None)
