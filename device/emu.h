@@ -108,9 +108,13 @@ typedef struct convnd_emu_thread {
     struct convnd_emu_fiber *fiber;
 } convnd_emu_thread;
 
-/* The thread (fiber) running on this host thread; NULL outside a kernel. */
+/* The thread (fiber) running on this host thread; NULL outside a kernel. The default TLS model:
+ * an initial-exec variable would mark libconvnd.so STATIC_TLS, and then a dlopen after other
+ * libraries took the static TLS surplus (Python importing torch, then convnd) fails with
+ * "cannot allocate memory in static TLS block". Linking an executable relaxes the access to
+ * the fast model anyway. */
 #if defined(__GNUC__)
-#define CONVND_EMU_TLS __thread __attribute__((tls_model("initial-exec")))
+#define CONVND_EMU_TLS __thread /* no C++ TLS wrapper call on each access */
 #else
 #define CONVND_EMU_TLS _Thread_local
 #endif

@@ -89,7 +89,7 @@ template <typename T> __host__ inline int convT_pick_path(const convnd_launch_ar
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __host__ convnd_status convT_launch_path(const convnd_launch_args *a, const convT_phases &ph,
                                          dim3 grid) {
-    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES>;
+    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES, Mma::C_TILE>;
     auto kernel = &convT_kernel<T, Mma, BM, BN, BK, STAGES, PATH>;
     return convnd_launch(kernel, grid, dim3(Mma::THREADS), layout::BYTES, a->stream, a->params, ph,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,

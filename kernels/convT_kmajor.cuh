@@ -6,8 +6,8 @@
  * (the GEMM's n) contiguous instead. So convT stores B k-major: a channels-last weight fills it
  * with whole 16-byte cp.async chunks of output channels, and the per-element gather (any
  * layout) writes consecutive output channels from consecutive threads, conflict-free. The math
- * reads B row-major: the implicit GEMM's own policies (igemm_mma.cuh) with only the B reads
- * changed (same warp tiles, accumulators, and hand-off to the epilogue).
+ * reads B row-major: the implicit GEMM's own policies (igemm_mma.cuh, tc_warp_mma.cuh) with
+ * only the B reads changed (same warp tiles, accumulators, and hand-off to the epilogue).
  *
  * The k-major tile fits the n-major stage's shared memory whenever BK <= BN (every
  * configuration): BK * (BN + pad) <= BN * (BK + pad). */
@@ -21,7 +21,7 @@
 namespace CONVND_NS {
 
 /* Row stride of a k-major B tile: BN elements plus 16 bytes (16-byte aligned rows for cp.async
- * and WMMA, consecutive rows 4 banks apart). */
+ * and ldmatrix, consecutive rows 4 banks apart). */
 template <typename T, int BN> struct convT_ldb {
     static constexpr int value = BN + 16 / (int)sizeof(T);
 };
@@ -103,66 +103,10 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_gathe
     }
 };
 
-/* The WMMA operand types of T, with B row-major. */
-template <typename T> struct convT_wmma_input { using type = T; };
-template <> struct convT_wmma_input<float> { using type = convnd_wmma::precision::tf32; };
-
-/* igemm_tc_mma reading a k-major B tile. ONE_B: the 128x128 16-bit tile (8 fragments a warp)
- * keeps one B fragment at a time and reloads the A fragments per B fragment, which holds its
- * registers at the 128 that two blocks per SM allow (with every B fragment of the step live,
- * ptxas spills there); the other tiles keep every B fragment of the step, as igemm_tc_mma does. */
+/* igemm_tc_mma's math reading a k-major B tile (ldmatrix.trans, tc_warp_mma.cuh). */
 template <typename T, int BM, int BN, int BK, int LD, int LDB, int WARPS_M, int WARPS_N>
-struct convT_tc_mma_kmajor : igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N> {
-    using base = igemm_tc_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N>;
-    using traits = typename base::traits;
-    using b_frag =
-        convnd_wmma::fragment<convnd_wmma::matrix_b, 16, 16, traits::KSTEP,
-                              typename convT_wmma_input<T>::type, convnd_wmma::row_major>;
-    static constexpr bool ONE_B = sizeof(T) == 2 && base::FM * base::FN >= 8;
+struct convT_tc_mma_kmajor : tc_warp_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N, true, LDB> {
     static_assert(BK <= BN, "a k-major B tile must fit the n-major stage");
-
-    __device__ __forceinline__ void load_b(b_frag &b, const T *b_tile, int k, int j) const {
-        convnd_wmma::load_matrix_sync(b, b_tile + k * LDB + this->wn0 + 16 * j, LDB);
-        traits::prepare(b);
-    }
-
-    __device__ __forceinline__ void load_a(typename traits::a_frag &a, const T *a_tile, int k,
-                                           int i) const {
-        convnd_wmma::load_matrix_sync(a, a_tile + (this->wm0 + 16 * i) * LD + k, LD);
-        traits::prepare(a);
-    }
-
-    __device__ __forceinline__ void compute(const T *a_tile, const T *b_tile) {
-        CONVND_UNROLL(8)
-        for (int k = 0; k < BK; k += traits::KSTEP) {
-            if (ONE_B) {
-                CONVND_UNROLL(8)
-                for (int j = 0; j < base::FN; ++j) {
-                    b_frag b;
-                    load_b(b, b_tile, k, j);
-                    CONVND_UNROLL(8)
-                    for (int i = 0; i < base::FM; ++i) {
-                        typename traits::a_frag a;
-                        load_a(a, a_tile, k, i);
-                        convnd_wmma::mma_sync(this->acc[i][j], a, b, this->acc[i][j]);
-                    }
-                }
-            } else {
-                b_frag b[base::FN];
-                CONVND_UNROLL(8)
-                for (int j = 0; j < base::FN; ++j)
-                    load_b(b[j], b_tile, k, j);
-                CONVND_UNROLL(8)
-                for (int i = 0; i < base::FM; ++i) {
-                    typename traits::a_frag a;
-                    load_a(a, a_tile, k, i);
-                    CONVND_UNROLL(8)
-                    for (int j = 0; j < base::FN; ++j)
-                        convnd_wmma::mma_sync(this->acc[i][j], a, b[j], this->acc[i][j]);
-                }
-            }
-        }
-    }
 };
 
 /* igemm_simt_mma reading a k-major B tile: four k at a time as there, B one element per k (a

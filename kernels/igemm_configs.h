@@ -4,7 +4,7 @@
  *
  * Tensor cores (igemm_tc): X(name, BM, BN, BK, WARPS_M, WARPS_N, STAGES)
  *   a block computes a BM x BN tile of the GEMM (output pixels x output channels of one group)
- *   with WARPS_M x WARPS_N warps, each owning a (BM/WARPS_M) x (BN/WARPS_N) tile of 16x16 WMMA
+ *   with WARPS_M x WARPS_N warps, each owning a (BM/WARPS_M) x (BN/WARPS_N) tile of 16x8 mma.sync
  *   accumulators; BK input channels of one kernel tap per pipeline stage.
  * CUDA cores (igemm_simt): X(name, BM, BN, BK, TM, TN, STAGES)
  *   (BM/TM) x (BN/TN) threads, each owning a TM x TN register tile of exact-FMA accumulators. */

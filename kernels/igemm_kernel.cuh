@@ -3,11 +3,12 @@
  * One block computes a BM x BN tile of one group's GEMM (igemm_geometry.cuh): BM output pixels
  * times BN output channels. The k-tiles (one tap, BK channels) flow through a STAGES-deep ring
  * of shared-memory buffers filled by cp.async (igemm_load.cuh) while the math (igemm_mma.cuh)
- * works STAGES-1 tiles behind. The accumulators then go through shared memory to the fused
- * epilogue (conv_index.cuh), one store per output, in y's memory order.
+ * works STAGES-1 tiles behind. The fused epilogue (conv_index.cuh) then applies to each
+ * accumulator where it is: in registers for the tensor cores (Mma::C_TILE false), else through
+ * an f32 C tile in shared memory, one store per output in y's memory order.
  *
- * Shared memory (dynamic): [ A stages | B stages ] reused after the main loop as the f32 C tile,
- * then the BM row offsets of y, which live through the whole kernel. */
+ * Shared memory (dynamic): [ A stages | B stages ] (reused after the main loop as the f32 C tile
+ * when there is one), then the BM row offsets of y, which live through the whole kernel. */
 #ifndef CONVND_IGEMM_KERNEL_CUH
 #define CONVND_IGEMM_KERNEL_CUH
 
@@ -22,18 +23,20 @@
 namespace CONVND_NS {
 
 /* Row stride of a stage tile: BK elements plus 16 bytes, which keeps every row 16-byte aligned
- * (cp.async, WMMA) and shifts consecutive rows by 4 banks (conflict-free 16-byte accesses). */
+ * (cp.async, ldmatrix) and shifts consecutive rows by 4 banks (conflict-free 16-byte accesses). */
 template <typename T, int BK> struct igemm_ld {
     static constexpr int value = BK + 16 / (int)sizeof(T);
 };
 
-template <typename T, int BM, int BN, int BK, int STAGES> struct igemm_smem_layout {
+/* C_TILE: the math policy hands its accumulators over through an f32 C tile (igemm_simt_mma);
+ * without it (the tensor cores' register epilogue) shared memory is the pipeline alone. */
+template <typename T, int BM, int BN, int BK, int STAGES, bool C_TILE> struct igemm_smem_layout {
     static constexpr int LD = igemm_ld<T, BK>::value;
-    static constexpr int LDC = BN + 4; /* f32 C tile: a multiple of 4 as WMMA stores need */
+    static constexpr int LDC = BN + 4;                 /* f32 C tile: rows stay 16-byte aligned */
     static constexpr size_t A_STAGE = (size_t)BM * LD; /* elements */
     static constexpr size_t B_STAGE = (size_t)BN * LD;
     static constexpr size_t PIPE_BYTES = STAGES * (A_STAGE + B_STAGE) * sizeof(T);
-    static constexpr size_t C_BYTES = (size_t)BM * LDC * sizeof(float);
+    static constexpr size_t C_BYTES = C_TILE ? (size_t)BM * LDC * sizeof(float) : 0;
     static constexpr size_t MAIN_BYTES =
         ((PIPE_BYTES > C_BYTES ? PIPE_BYTES : C_BYTES) + 127) / 128 * 128;
     static constexpr size_t BYTES = MAIN_BYTES + BM * sizeof(int32_t);
@@ -50,7 +53,7 @@ __device__ __forceinline__ void
 igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m0, int32_t n0,
                  int32_t group, const T *__restrict__ x, const T *__restrict__ w,
                  const T *__restrict__ bias, const T *z, T *y, int32_t y_base = 0) {
-    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES>;
+    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES, Mma::C_TILE>;
     using loaders = Loaders;
     constexpr int THREADS = Mma::THREADS;
     static_assert(STAGES >= 2, "the pipeline needs at least two stages");
@@ -114,23 +117,35 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
         mma.compute(a_tiles + s * layout::A_STAGE, b_tiles + s * layout::B_STAGE);
     }
 
-    /* The C tile reuses the stage buffers: all copies landed and all math done first. */
-    convnd_cp_async_wait<0>();
-    __syncthreads();
-    mma.template store<layout::LDC>(c_tile);
-    __syncthreads();
-
-    /* Epilogue in y's memory order: channels innermost when y is channels-last, pixels
-     * otherwise, so consecutive threads store to neighbouring addresses. */
     const int32_t co0 = group * g.cout_g;
-    for (int idx = tid; idx < BM * BN; idx += THREADS) {
-        const int r = p.y_cl ? idx / BN : idx % BM;
-        const int c = p.y_cl ? idx % BN : idx / BM;
-        const int32_t row_off = y_rows[r];
-        if (row_off < 0 || n0 + c >= g.cout_g) continue;
-        const int32_t co = co0 + n0 + c;
-        conv_finish<T, int32_t>(p, c_tile[r * layout::LDC + c], bias, z, y, co,
-                                row_off + co * g.ys[1]);
+    if constexpr (!Mma::C_TILE) {
+        /* Register epilogue: each accumulator goes to y from the thread that holds it. */
+        convnd_cp_async_wait<0>(); /* only empty groups can be pending: nothing left to land */
+        __syncthreads();           /* y_rows, even when there was no k-tile (no loop barrier) */
+        mma.each([&](int r, int c, float v) {
+            const int32_t row_off = y_rows[r];
+            if (row_off < 0 || n0 + c >= g.cout_g) return;
+            const int32_t co = co0 + n0 + c;
+            conv_finish<T, int32_t>(p, v, bias, z, y, co, row_off + co * g.ys[1]);
+        });
+    } else {
+        /* The C tile reuses the stage buffers: all copies landed and all math done first. */
+        convnd_cp_async_wait<0>();
+        __syncthreads();
+        mma.template store<layout::LDC>(c_tile);
+        __syncthreads();
+
+        /* Epilogue in y's memory order: channels innermost when y is channels-last, pixels
+         * otherwise, so consecutive threads store to neighbouring addresses. */
+        for (int idx = tid; idx < BM * BN; idx += THREADS) {
+            const int r = p.y_cl ? idx / BN : idx % BM;
+            const int c = p.y_cl ? idx % BN : idx / BM;
+            const int32_t row_off = y_rows[r];
+            if (row_off < 0 || n0 + c >= g.cout_g) continue;
+            const int32_t co = co0 + n0 + c;
+            conv_finish<T, int32_t>(p, c_tile[r * layout::LDC + c], bias, z, y, co,
+                                    row_off + co * g.ys[1]);
+        }
     }
 }
 
@@ -165,7 +180,7 @@ template <typename T> __host__ inline int igemm_pick_path(const convnd_launch_ar
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __host__ convnd_status igemm_launch_path(const convnd_launch_args *a, const igemm_geometry &g,
                                          dim3 grid) {
-    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES>;
+    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES, Mma::C_TILE>;
     auto kernel = &igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>;
     return convnd_launch(kernel, grid, dim3(Mma::THREADS), layout::BYTES, a->stream, a->params, g,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,

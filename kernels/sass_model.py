@@ -394,14 +394,9 @@ for _t in ("f16", "bf16", "f32"):
                    ("depthwise_cl", _t, 31): 0.01})
 
 # Known defects the model shows and another change fixes: (family, dtype) -> (rule, why). The
-# row says "waived"; a waiver whose defect is gone fails, so it is removed with the fix.
-WAIVERS = {
-    ("igemm_tc", "bf16"): ("LD.E", "nvcc 13.0 lowers WMMA bf16 fragment loads to generic LD; the "
-                                   "mma.sync + ldmatrix core (#13 item 1, engineer tc) replaces it"),
-    ("convT_tc", "bf16"): ("LD.E", "as igemm_tc bf16 (#13 item 1)"),
-    ("igemm_tc", "tf32"): ("LD.E", "WMMA tf32 fragments are read with generic LD (#13 item 1)"),
-    ("convT_tc", "tf32"): ("LD.E", "as igemm_tc tf32 (#13 item 1)"),
-}
+# row says "waived"; a waiver whose defect is gone fails, so it is removed with the fix. Empty
+# since the mma.sync + ldmatrix core replaced WMMA (whose bf16/tf32 fragments were generic LD).
+WAIVERS = {}
 
 
 def floor_of(model):

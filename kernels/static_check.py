@@ -6,7 +6,7 @@ cuobjdump --dump-sass and prints one row per kernel instance: registers, static 
 shared memory, stack and spill bytes, HMMA instructions, 128-bit global loads. It fails (exit 1)
 when
   - any kernel spills (spill stores or loads > 0),
-  - a tensor-core kernel (the rules below) has no HMMA instruction,
+  - a tensor-core kernel (the rules below) has no HMMA instruction, or a 16-bit one no LDSM,
   - a kernel that must load 16 bytes at a time (the channels-last vector path of the implicit
     GEMM) has no 128-bit global load (LDGSTS.E.BYPASS.128 or LDG.E.128),
   - a kernel needs more than 227 KiB of shared memory,
@@ -45,6 +45,8 @@ TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
 # (what, regex on the demangled kernel name, requirement)
 RULES = [
     ("HMMA", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "hmma"),
+    # 16-bit tensor-core fragments come from shared memory through ldmatrix (tc_warp_mma.cuh)
+    ("LDSM", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<(?:__half|__nv_bfloat16),"), "ldsm"),
     # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
     ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
     # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): likewise
@@ -126,13 +128,15 @@ LDG128 = re.compile(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.(CONSTANT
 
 
 def parse_sass(functions):
-    """{mangled name: {hmma, ldg128}} instruction counts of sass_model.parse_functions' output."""
+    """{mangled name: {hmma, ldg128, ldsm}} instruction counts of sass_model.parse_functions' output."""
     counts = {}
     for name, instrs in functions.items():
-        c = counts.setdefault(name, {"hmma": 0, "ldg128": 0})
+        c = counts.setdefault(name, {"hmma": 0, "ldg128": 0, "ldsm": 0})
         for _, op, _ in instrs:
             if op.startswith("HMMA."):
                 c["hmma"] += 1
+            if op.startswith("LDSM."):
+                c["ldsm"] += 1
             if LDG128.search(op):
                 c["ldg128"] += 1
     return counts
@@ -152,7 +156,7 @@ def dynamic_smem(demangled):
     bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
     ld = bk + 16 // size
     pipe = stages * (bm + bn) * ld * size
-    c = bm * (bn + 4) * 4
+    c = 0 if re.search(r"_tc_mma", demangled) else bm * (bn + 4) * 4  # tc: register epilogue
     return (max(pipe, c) + 127) // 128 * 128 + bm * 4
 
 
@@ -213,7 +217,7 @@ def main():
         counts, functions = sass
         names = demangle(sorted(ptxas))
         for mangled in sorted(ptxas, key=lambda n: names[n]):
-            info, ins = ptxas[mangled], counts.get(mangled, {"hmma": 0, "ldg128": 0})
+            info, ins = ptxas[mangled], counts.get(mangled, {"hmma": 0, "ldg128": 0, "ldsm": 0})
             dem = names[mangled]
             dyn = dynamic_smem(dem)
             checks, verdict = [], "ok"

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <criterion/criterion.h>
+
 #include "convnd.h"
 
 /* Host buffers the kernels use directly (device memory is host memory on the emulated device),
@@ -30,6 +32,13 @@ static inline const char *emu_order_name(convnd_emu_order o) {
 
 static inline int emu_contains(const char *haystack, const char *needle) {
     return haystack && strstr(haystack, needle) != NULL;
+}
+
+/* A launch the emulated device must refuse: a device error whose message contains `needle`. */
+static inline void emu_expect_device_error(convnd_status st, const char *needle) {
+    cr_assert_eq(st, CONVND_ERR_DEVICE, "status %d, expected a device error about \"%s\"", (int)st,
+                 needle);
+    cr_assert(emu_contains(convnd_last_error(), needle), "%s", convnd_last_error());
 }
 
 #endif

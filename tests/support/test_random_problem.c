@@ -48,6 +48,21 @@ static void draw(test_rng *r, convnd_problem *p) {
     p->activation = (convnd_activation)pick(r, 0, 3);
     p->math =
         p->dtype == CONVND_F32 && pick(r, 0, 1) ? CONVND_MATH_ALLOW_TF32 : CONVND_MATH_DEFAULT;
+    /* one draw in eight: a dense channels-last forward problem with channels in whole 16-byte
+     * rows and no cropping (what TMA-fed schedules such as hopper_igemm accept) */
+    if (pick(r, 0, 7) == 0) {
+        p->mode = CONVND_FORWARD;
+        p->groups = 1;
+        p->C_in = 8 * pick(r, 1, 2);
+        p->C_out = 8 * pick(r, 1, 2);
+        p->x_layout = p->w_layout = CONVND_CHANNELS_LAST;
+        p->y_layout = CONVND_LAYOUT_AUTO;
+        for (int32_t t = 0; t < p->dims; ++t) {
+            if (p->pad_before[t] < 0) p->pad_before[t] = 0;
+            if (p->pad_after[t] < 0) p->pad_after[t] = 0;
+        }
+        if (p->dtype == CONVND_F32) p->math = CONVND_MATH_ALLOW_TF32;
+    }
 }
 
 void test_random_problem(test_rng *r, const test_problem_limits *lim, convnd_problem *p) {
