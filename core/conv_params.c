@@ -23,22 +23,18 @@ static int index64_forced(void) {
 }
 
 /* The problem the planner is asking every schedule's supports() about, and its parameters:
- * computed once per call, not once per candidate. Per thread; set and cleared by the planner,
- * whose params outlive the sharing. Pointers, not a copy: the emulator's initial-exec TLS puts
- * this library's whole TLS block in the static TLS surplus (glibc's is ~1.6 KiB, shared with
- * every library dlopen'ed so), and a 400-byte copy here made `import convnd` after torch fail
- * with "cannot allocate memory in static TLS block". */
+ * computed once per call, not once per candidate. Per thread; set and cleared by the planner. */
 static _Thread_local const convnd_problem *shared_problem;
-static _Thread_local const convnd_conv_params *shared_params;
+static _Thread_local convnd_conv_params shared_params;
 
 void convnd_params_share(const convnd_problem *p, const convnd_conv_params *params) {
     shared_problem = p;
-    shared_params = p ? params : NULL;
+    if (p) shared_params = *params;
 }
 
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out) {
     if (p && p == shared_problem) {
-        *out = *shared_params;
+        *out = shared_params;
         return CONVND_OK;
     }
     convnd_problem_sizes s;
