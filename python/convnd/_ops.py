@@ -1,9 +1,11 @@
-"""The canonical op, torch.ops.convnd.conv_nd, its autograd, and a Python wrapper with named
-activations.
+"""The canonical op, torch.ops.convnd.conv_nd, its weight gradient
+torch.ops.convnd.conv_nd_wgrad, conv_nd's autograd, and Python wrappers with named activations.
 
 Backward (SPEC section 10): the data gradient of a forward conv is the transposed conv with the
 same S, D, P0 and a P1 that gives exactly x's size; that of a transposed conv is the forward conv
-from O back to I. The weight gradient is one function, `weight_grad`.
+from O back to I. The weight gradient of either is convnd's CONVND_WGRAD mode (conv_nd_wgrad; a
+transposed problem is bound to its adjoint forward conv's wgrad problem by
+convnd_bind_wgrad).
 """
 import torch
 
@@ -11,6 +13,7 @@ FORWARD, TRANSPOSED = 0, 1
 ACTIVATIONS = {"none": 0, None: 0, "relu": 1, "silu": 2, "gelu": 3}
 
 _op = torch.ops.convnd.conv_nd.default
+_wgrad_op = torch.ops.convnd.conv_nd_wgrad.default
 
 
 def _activation_id(activation):
@@ -38,6 +41,24 @@ def plan_name(x, w, bias=None, z=None, *, stride, dilation, padding_before, padd
                         _activation_id(activation), schedule)
 
 
+def conv_nd_wgrad(x, dy, weight_size, z=None, *, stride, dilation, padding_before,
+                  padding_after, groups=1, mode=FORWARD, alpha=1.0, beta=0.0, schedule=None):
+    """dw = alpha * (the weight gradient of conv_nd(x, w, ..., mode=mode) for the output
+    gradient dy) + beta * z, w of shape weight_size: convnd's CONVND_WGRAD mode."""
+    return _wgrad_op(x, dy, list(weight_size), z, list(stride), list(dilation),
+                     list(padding_before), list(padding_after), groups, mode, alpha, beta,
+                     schedule)
+
+
+def wgrad_plan_name(x, dy, weight_size, z=None, *, stride, dilation, padding_before,
+                    padding_after, groups=1, mode=FORWARD, alpha=1.0, beta=0.0, schedule=None):
+    """The "schedule:config" conv_nd_wgrad would run for these arguments."""
+    from . import _C
+    return _C.wgrad_plan_name(x, dy, list(weight_size), z, list(stride), list(dilation),
+                              list(padding_before), list(padding_after), groups, mode, alpha,
+                              beta, schedule)
+
+
 def _spatial(t):
     return list(t.shape[2:])
 
@@ -46,8 +67,9 @@ def _effective(k, d):
     return d * (k - 1) + 1
 
 
-def data_grad(g, w, x_size, stride, dilation, pb, pa, groups, mode):
-    """dx for y = conv(x, w) with all of x's positions: SPEC section 10."""
+def data_grad(g, w, x_size, stride, dilation, pb, pa, groups, mode, alpha=1.0):
+    """dx = alpha * (the data gradient of y = conv(x, w) for g), all of x's positions: SPEC
+    section 10."""
     ks = _spatial(w)
     if mode == FORWARD:
         # Transposed conv with P1 chosen so its output has exactly x's size (covers the rows the
@@ -55,39 +77,10 @@ def data_grad(g, w, x_size, stride, dilation, pb, pa, groups, mode):
         o = _spatial(g)
         pa_t = [(o[i] - 1) * stride[i] + _effective(ks[i], dilation[i]) - pb[i] - x_size[i]
                 for i in range(len(ks))]
-        return _op(g, w, None, None, stride, dilation, pb, pa_t, groups, TRANSPOSED, 1.0, 0.0, 0,
-                   None)
+        return _op(g, w, None, None, stride, dilation, pb, pa_t, groups, TRANSPOSED, alpha, 0.0,
+                   0, None)
     # Transposed: its adjoint is the forward conv from O back to I with the same S, D, P0, P1.
-    return _op(g, w, None, None, stride, dilation, pb, pa, groups, FORWARD, 1.0, 0.0, 0, None)
-
-
-def weight_grad(x, dy, w_shape, stride, dilation, pb, pa, groups):
-    """dw of the forward conv y = conv(x, w) (SPEC section 10), w of shape w_shape.
-
-    TEMPORARY until convnd's CONVND_WGRAD mode lands: computed on convnd as one forward
-    convolution with the roles swapped. Per group, x read as [C_in/g, N, I...] (batch = input
-    channel, channels = batch) is convolved with dy read as [C_out/g, N, O...] (the "kernel" is dy)
-    with stride D, dilation S, P0 and a P1 that gives exactly K outputs:
-        r[ci, co, k] = sum_n sum_o x[n, ci, k*D + o*S - P0] * dy[n, co, o] = dw[co, ci, k].
-    The groups become that convolution's groups."""
-    n, c_in = x.shape[:2]
-    c_out = dy.shape[1]
-    cg, og = c_in // groups, c_out // groups
-    sp_x, sp_y, ks = _spatial(x), _spatial(dy), list(w_shape[2:])
-    nd = len(ks)
-    # [N, g, Cg, I...] -> [Cg, g, N, I...] -> [Cg, g*N, I...]
-    xs = x.reshape([n, groups, cg] + sp_x).permute([2, 1, 0] + list(range(3, 3 + nd)))
-    xs = xs.reshape([cg, groups * n] + sp_x)
-    # [N, g, Og, O...] -> [g, Og, N, O...] -> [g*Og, N, O...]
-    ws = dy.reshape([n, groups, og] + sp_y).permute([1, 2, 0] + list(range(3, 3 + nd)))
-    ws = ws.reshape([groups * og, n] + sp_y)
-    pa_w = [(ks[i] - 1) * dilation[i] + _effective(sp_y[i], stride[i]) - sp_x[i] - pb[i]
-            for i in range(nd)]
-    r = _op(xs, ws, None, None, list(dilation), list(stride), list(pb), pa_w, groups, FORWARD,
-            1.0, 0.0, 0, None)
-    # [Cg, g*Og, K...] -> [g, Og, Cg, K...] -> [C_out, Cg, K...]
-    r = r.reshape([cg, groups, og] + ks).permute([1, 2, 0] + list(range(3, 3 + nd)))
-    return r.reshape(list(w_shape))
+    return _op(g, w, None, None, stride, dilation, pb, pa, groups, FORWARD, alpha, 0.0, 0, None)
 
 
 def _activation_grad(g, pre, activation):
@@ -115,14 +108,12 @@ def _backward(ctx, grad):
         grad = _activation_grad(grad, pre, act)
     need = ctx.needs_input_grad
     dx = dw = dbias = dz = None
-    g = grad * alpha if alpha != 1.0 else grad
+    # alpha is applied by the gradients' epilogues.
     if need[0]:
-        dx = data_grad(g, w, _spatial(x), stride, dilation, pb, pa, groups, mode)
+        dx = data_grad(grad, w, _spatial(x), stride, dilation, pb, pa, groups, mode, alpha)
     if need[1]:
-        if mode == FORWARD:
-            dw = weight_grad(x, g, w.shape, stride, dilation, pb, pa, groups)
-        else:  # the adjoint forward conv's weight gradient, x <- dy_T, dy <- x_T
-            dw = weight_grad(g, x, w.shape, stride, dilation, pb, pa, groups)
+        dw = _wgrad_op(x, grad, list(w.shape), None, stride, dilation, pb, pa, groups, mode,
+                       alpha, 0.0, None)
     if bias is not None and need[2]:
         dbias = grad.sum(dim=[0] + list(range(2, grad.dim())))
     if z is not None and need[3]:

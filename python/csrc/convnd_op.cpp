@@ -1,8 +1,10 @@
-// torch.ops.convnd.conv_nd: the canonical convnd call as a PyTorch operator.
+// torch.ops.convnd.conv_nd: the canonical convnd call as a PyTorch operator, and
+// torch.ops.convnd.conv_nd_wgrad: the weight gradient of such a call (convnd's CONVND_WGRAD mode,
+// transposed problems through convnd_bind_wgrad).
 //
-// One problem builder serves the real kernel (CPU tensors on convnd's emulated device, CUDA
-// tensors on the GPU), the Meta kernel (shapes for FakeTensor / torch.compile) and plan_name.
-// Autograd is registered from Python (convnd/_ops.py) on top of this op.
+// One problem builder per op serves the real kernel (CPU tensors on convnd's emulated device,
+// CUDA tensors on the GPU), the Meta kernel (shapes for FakeTensor / torch.compile) and the plan
+// name. Autograd is registered from Python (convnd/_ops.py) on top of conv_nd.
 #include <torch/extension.h>
 #include <torch/library.h>
 
@@ -12,10 +14,12 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern "C" {
 #include "convnd.h"
+#include "convnd_bind.h"
 }
 
 namespace {
@@ -144,7 +148,8 @@ Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<a
     TORCH_CHECK_VALUE(w_in.dim() == x_in.dim(), "convnd: w of shape ", shape_text(w_in.sizes()),
                       " has ", w_in.dim(), " dims; expected ", x_in.dim(), " like x");
     TORCH_CHECK_VALUE(mode == CONVND_FORWARD || mode == CONVND_TRANSPOSED, "convnd: mode=", mode,
-                      " must be 0 (forward) or 1 (transposed)");
+                      " must be 0 (forward) or 1 (transposed); the weight gradient (mode 2) is "
+                      "torch.ops.convnd.conv_nd_wgrad");
     check_list(stride, dims, "stride");
     check_list(dilation, dims, "dilation");
     check_list(padding_before, dims, "padding_before");
@@ -208,6 +213,116 @@ Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<a
         c.z = *z;
         if (need_memory_layout && !is_packed(*z, p.y_layout)) // z shares y's layout
             c.z = empty_in_layout(z->sizes(), p.y_layout, z->options()).copy_(*z);
+    }
+    return c;
+}
+
+// The weight gradient of conv_nd(x, w, ..., mode) for a w of shape weight_size, given dy (the
+// gradient of that call's output), as one CONVND_WGRAD problem: a forward problem runs in wgrad
+// mode as it is; a transposed one as the wgrad problem of its adjoint forward conv (from O back
+// to I), with x and dy trading places (convnd_bind_wgrad's swap_operands).
+struct WgradCall {
+    convnd_problem q; // the CONVND_WGRAD problem conv_nd runs
+    at::Tensor a, b;  // its x and dy operands: (x, dy), or (dy, x) for a transposed source
+    at::Tensor z;     // dw_prev in dw's layout, undefined when absent
+};
+
+WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntArrayRef weight_size,
+                      const std::optional<at::Tensor> &z, c10::IntArrayRef stride,
+                      c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+                      c10::IntArrayRef padding_after, int64_t groups, int64_t mode, double alpha,
+                      double beta) {
+    at::Tensor x = x_in, dy = dy_in;
+    const int64_t dims = x.dim() - 2;
+    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3, "convnd: x of shape ", shape_text(x.sizes()), " has ",
+                      x.dim(), " dims; expected 3, 4 or 5 ([N, C, spatial...])");
+    TORCH_CHECK_VALUE(dy.dim() == x.dim(), "convnd: dy of shape ", shape_text(dy.sizes()), " has ",
+                      dy.dim(), " dims; expected ", x.dim(), " like x");
+    TORCH_CHECK_VALUE((int64_t)weight_size.size() == x.dim(),
+                      "convnd: weight_size=", shape_text(weight_size), " has ", weight_size.size(),
+                      " entries; expected ", x.dim(), " like x");
+    TORCH_CHECK_VALUE(mode == CONVND_FORWARD || mode == CONVND_TRANSPOSED, "convnd: mode=", mode,
+                      " must be 0 (the weight gradient of a forward conv) or 1 (of a transposed "
+                      "conv)");
+    check_list(stride, dims, "stride");
+    check_list(dilation, dims, "dilation");
+    check_list(padding_before, dims, "padding_before");
+    check_list(padding_after, dims, "padding_after");
+    TORCH_CHECK_VALUE(x.scalar_type() == dy.scalar_type(), "convnd: x has dtype ", x.scalar_type(),
+                      " but dy has dtype ", dy.scalar_type());
+    TORCH_CHECK_VALUE(x.device() == dy.device(), "convnd: x is on ", x.device(), " but dy is on ",
+                      dy.device());
+
+    // The problem whose weight gradient is asked for, with dy in its y's place.
+    convnd_problem p;
+    convnd_problem_init(&p, (int32_t)dims);
+    p.mode = (convnd_mode)mode;
+    p.dtype = dtype_of(x, "x");
+    p.N = x.size(0);
+    p.C_in = x.size(1);
+    p.groups = groups;
+    p.C_out = mode == CONVND_FORWARD ? weight_size[0] : weight_size[1] * groups;
+    for (int64_t d = 0; d < dims; ++d) {
+        p.input[d] = x.size(2 + d);
+        p.kernel[d] = weight_size[2 + d];
+        p.stride[d] = stride[d];
+        p.dilation[d] = dilation[d];
+        p.pad_before[d] = padding_before[d];
+        p.pad_after[d] = padding_after[d];
+    }
+    p.x_layout = layout_of(x);
+    p.y_layout = layout_of(dy);
+    // dw as ATen makes it: channels-last when either operand is.
+    p.w_layout = convnd_default_output_layout(p.x_layout, p.y_layout);
+    check(convnd_validate(&p), "conv_nd_wgrad");
+    convnd_tensor_desc d;
+    check(convnd_tensor_describe(&p, CONVND_W, &d), "conv_nd_wgrad");
+    TORCH_CHECK_VALUE(weight_size == c10::IntArrayRef(d.shape, d.rank),
+                      "convnd: weight_size=", shape_text(weight_size),
+                      " but the problem (mode=", mode, ", groups=", groups,
+                      ") has a weight of shape ", shape_text(c10::IntArrayRef(d.shape, d.rank)));
+    check(convnd_tensor_describe(&p, CONVND_Y, &d), "conv_nd_wgrad");
+    TORCH_CHECK_VALUE(dy.sizes() == c10::IntArrayRef(d.shape, d.rank), "convnd: dy has shape ",
+                      shape_text(dy.sizes()), " but the problem (mode=", mode, ", groups=", groups,
+                      ") has an output of shape ", shape_text(c10::IntArrayRef(d.shape, d.rank)));
+
+    WgradCall c;
+    int32_t swap = 0;
+    check(convnd_bind_wgrad(&p, &c.q, &swap), "conv_nd_wgrad");
+    c.a = swap ? dy : x;
+    c.b = swap ? x : dy;
+    // The operands' own layouts (bind already carries them over; stated, not assumed).
+    c.q.x_layout = swap ? p.y_layout : p.x_layout;
+    c.q.y_layout = swap ? p.x_layout : p.y_layout;
+    c.q.w_layout = p.w_layout;
+    c.q.alpha = (float)alpha;
+    c.q.beta = (float)beta;
+    c.q.has_z = z.has_value() ? 1 : 0;
+    check(convnd_validate(&c.q), "conv_nd_wgrad");
+    // What the bound problem reads and writes is exactly (a, b) -> dw of weight_size.
+    const std::pair<convnd_tensor, const at::Tensor *> reads[] = {{CONVND_X, &c.a},
+                                                                  {CONVND_Y, &c.b}};
+    for (const auto &r : reads) {
+        check(convnd_tensor_describe(&c.q, r.first, &d), "conv_nd_wgrad");
+        TORCH_CHECK(r.second->sizes() == c10::IntArrayRef(d.shape, d.rank),
+                    "convnd: internal: the wgrad problem reads ",
+                    shape_text(c10::IntArrayRef(d.shape, d.rank)), " where the operand is ",
+                    shape_text(r.second->sizes()));
+    }
+    check(convnd_tensor_describe(&c.q, CONVND_W, &d), "conv_nd_wgrad");
+    TORCH_CHECK(weight_size == c10::IntArrayRef(d.shape, d.rank),
+                "convnd: internal: the wgrad problem writes dw of shape ",
+                shape_text(c10::IntArrayRef(d.shape, d.rank)), ", not ", shape_text(weight_size));
+    if (z) {
+        TORCH_CHECK_VALUE(z->sizes() == weight_size, "convnd: z has shape ", shape_text(z->sizes()),
+                          " but dw has shape ", shape_text(weight_size));
+        TORCH_CHECK_VALUE(z->scalar_type() == x.scalar_type(), "convnd: z has dtype ",
+                          z->scalar_type(), " but x has dtype ", x.scalar_type());
+        TORCH_CHECK_VALUE(z->device() == x.device(), "convnd: z is on ", z->device(),
+                          " but x is on ", x.device());
+        c.z = *z;
+        if (!is_packed(*z, c.q.w_layout)) // z shares dw's layout
+            c.z = empty_in_layout(z->sizes(), c.q.w_layout, z->options()).copy_(*z);
     }
     return c;
 }
@@ -326,26 +441,109 @@ std::string plan_name(const at::Tensor &x, const at::Tensor &w,
     return buf;
 }
 
+// dw = alpha * (the weight gradient of conv_nd(x, w, ..., mode) for dy) + beta * z, with w of
+// shape weight_size: convnd's CONVND_WGRAD mode.
+at::Tensor conv_nd_wgrad_impl(const at::Tensor &x, const at::Tensor &dy,
+                              c10::IntArrayRef weight_size, const std::optional<at::Tensor> &z,
+                              c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                              c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                              int64_t groups, int64_t mode, double alpha, double beta,
+                              std::optional<c10::string_view> schedule) {
+    TORCH_CHECK_VALUE(x.device().is_cpu() || x.device().is_cuda(), "convnd: x is on ", x.device(),
+                      "; convnd runs CPU tensors (emulated device) and CUDA tensors");
+    WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
+                              padding_after, groups, mode, alpha, beta);
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    std::string keep;
+    const convnd_options opts = options_for(schedule, keep);
+    size_t ws_bytes = 0;
+    check(convnd_workspace_size(&c.q, &opts, &ws_bytes), "conv_nd_wgrad workspace");
+    at::Tensor dw = empty_in_layout(weight_size, c.q.w_layout, x.options());
+    at::Tensor ws = at::empty({(int64_t)ws_bytes}, x.options().dtype(at::kByte));
+    check(conv_nd(&c.q, c.a.data_ptr(), c.b.data_ptr(), nullptr,
+                  c.z.defined() ? c.z.data_ptr() : nullptr, dw.data_ptr(),
+                  ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream_of(x.device()), &opts),
+          "conv_nd_wgrad");
+    return dw;
+}
+
+// dw's shape is weight_size; with concrete sizes the library validates the problem (trace-time
+// errors carry convnd's message); with symbolic sizes only the layout is worked out.
+at::Tensor conv_nd_wgrad_meta(const at::Tensor &x, const at::Tensor &dy,
+                              c10::IntArrayRef weight_size, const std::optional<at::Tensor> &z,
+                              c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                              c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                              int64_t groups, int64_t mode, double alpha, double beta,
+                              std::optional<c10::string_view> schedule) {
+    (void)schedule;
+    bool concrete = true;
+    for (const auto &s : x.sym_sizes())
+        concrete = concrete && s.maybe_as_int().has_value();
+    for (const auto &s : dy.sym_sizes())
+        concrete = concrete && s.maybe_as_int().has_value();
+    if (concrete) {
+        WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
+                                  padding_after, groups, mode, alpha, beta);
+        return empty_in_layout(weight_size, c.q.w_layout, x.options());
+    }
+    TORCH_CHECK_VALUE(x.dim() >= 3 && x.dim() <= 5 && dy.dim() == x.dim() &&
+                          (int64_t)weight_size.size() == x.dim(),
+                      "convnd: x of rank ", x.dim(), ", dy of rank ", dy.dim(), " and weight_size ",
+                      shape_text(weight_size), ": expected equal ranks 3, 4 or 5");
+    at::Tensor xx = x, dd = dy;
+    return empty_in_layout(weight_size, convnd_default_output_layout(layout_of(xx), layout_of(dd)),
+                           x.options());
+}
+
+// The "schedule:config" conv_nd_wgrad would run for these arguments.
+std::string wgrad_plan_name(const at::Tensor &x, const at::Tensor &dy,
+                            std::vector<int64_t> weight_size, const std::optional<at::Tensor> &z,
+                            std::vector<int64_t> stride, std::vector<int64_t> dilation,
+                            std::vector<int64_t> padding_before, std::vector<int64_t> padding_after,
+                            int64_t groups, int64_t mode, double alpha, double beta,
+                            std::optional<std::string> schedule) {
+    WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
+                              padding_after, groups, mode, alpha, beta);
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    std::string keep;
+    std::optional<c10::string_view> forced;
+    if (schedule) forced = c10::string_view(*schedule);
+    const convnd_options opts = options_for(forced, keep);
+    char buf[256];
+    check(convnd_plan_name(&c.q, &opts, buf, sizeof buf), "wgrad_plan_name");
+    return buf;
+}
+
 } // namespace
 
 TORCH_LIBRARY(convnd, m) {
     m.def("conv_nd(Tensor x, Tensor w, Tensor? bias, Tensor? z, int[] stride, int[] dilation, "
           "int[] padding_before, int[] padding_after, int groups=1, int mode=0, float alpha=1., "
           "float beta=0., int activation=0, str? schedule=None) -> Tensor");
+    m.def("conv_nd_wgrad(Tensor x, Tensor dy, int[] weight_size, Tensor? z, int[] stride, "
+          "int[] dilation, int[] padding_before, int[] padding_after, int groups=1, int mode=0, "
+          "float alpha=1., float beta=0., str? schedule=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(convnd, CPU, m) {
     m.impl("conv_nd", &conv_nd_impl);
+    m.impl("conv_nd_wgrad", &conv_nd_wgrad_impl);
 }
 TORCH_LIBRARY_IMPL(convnd, CUDA, m) {
     m.impl("conv_nd", &conv_nd_impl);
+    m.impl("conv_nd_wgrad", &conv_nd_wgrad_impl);
 }
 TORCH_LIBRARY_IMPL(convnd, Meta, m) {
     m.impl("conv_nd", &conv_nd_meta);
+    m.impl("conv_nd_wgrad", &conv_nd_wgrad_meta);
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("plan_name", &plan_name, "The schedule:config conv_nd would run for these arguments");
+    m.def("wgrad_plan_name", &wgrad_plan_name,
+          "The schedule:config conv_nd_wgrad would run for these arguments");
     m.def(
         "device_name", []() { return std::string(convnd_device_name()); },
         "The process's convnd device (CPU tensors always run on the emulated device)");

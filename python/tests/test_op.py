@@ -9,6 +9,7 @@ import convnd.torch as cf
 from conftest import SEED, assert_close_to_reference
 
 OP = torch.ops.convnd.conv_nd.default
+WGRAD = torch.ops.convnd.conv_nd_wgrad.default
 
 # (x shape, w shape, bias, z, stride, dilation, pb, pa, groups, mode, alpha, beta, activation)
 OPCHECK_CASES = {
@@ -101,6 +102,76 @@ def reference(x, w, b, z, s, d, pb, pa, g, mode, alpha, beta, act):
     if z is not None:
         y = y + beta * z
     return {0: y, 1: F.relu(y), 2: F.silu(y), 3: F.gelu(y)}[act]
+
+
+def wgrad_args(case, channels_last=False, with_z=False, alpha=1.0, beta=0.0):
+    """conv_nd_wgrad's arguments for the weight gradient of an OPCHECK_CASES problem."""
+    xs, ws, _, _, s, d, pb, pa, g, mode, _, _, _ = case
+    x, w = torch.randn(xs), torch.randn(ws)
+    if channels_last and x.dim() == 4:
+        x = x.to(memory_format=torch.channels_last)
+    dy = torch.randn(OP(x, w, None, None, s, d, pb, pa, g, mode, 1.0, 0.0, 0, None).shape)
+    z = torch.randn(ws) if with_z else None
+    return (x, dy, list(ws), z, s, d, pb, pa, g, mode, alpha, beta if with_z else 0.0, None)
+
+
+@pytest.mark.parametrize("name", sorted(OPCHECK_CASES))
+def test_opcheck_wgrad(name):
+    torch.manual_seed(SEED)
+    torch.library.opcheck(WGRAD, wgrad_args(OPCHECK_CASES[name], with_z=True, alpha=0.5,
+                                            beta=2.0))
+
+
+@pytest.mark.parametrize("name", sorted(OPCHECK_CASES))
+@pytest.mark.parametrize("channels_last", [False, True], ids=["cf", "cl"])
+def test_wgrad_op_matches_torch(name, channels_last, emu_order):
+    """conv_nd_wgrad (forward problems in CONVND_WGRAD mode, transposed ones bound to their
+    adjoint's) against PyTorch's weight gradient in float64, with alpha and beta * z."""
+    torch.manual_seed(SEED)
+    x, dy, ws, z, s, d, pb, pa, g, mode, alpha, beta, _ = wgrad_args(
+        OPCHECK_CASES[name], channels_last=channels_last, with_z=True, alpha=0.75, beta=-1.5)
+    dw = WGRAD(x, dy, ws, z, s, d, pb, pa, g, mode, alpha, beta, None)
+    assert list(dw.shape) == ws and dw.dtype == x.dtype
+    w_ref = torch.zeros(ws, dtype=torch.float64, requires_grad=True)
+    y_ref = reference(x.double(), w_ref, None, None, s, d, pb, pa, g, mode, 1.0, 0.0, 0)
+    (gw,) = torch.autograd.grad(y_ref, [w_ref], dy.double())
+    ref = alpha * gw + beta * z.double()
+    scale = ref.abs().max().item() + 1.0
+    assert (dw.double() - ref).abs().max().item() <= dy.numel() * 2 ** -24 * 64 * scale, \
+        f"CONVND_TEST_SEED={SEED}"
+
+
+def test_wgrad_runs_convnd_wgrad_schedules():
+    """The weight gradient is convnd's wgrad mode, not a forward conv in disguise: the plan is a
+    wgrad schedule for forward and transposed problems alike."""
+    torch.manual_seed(SEED)
+    for name in ("fwd1d_bias", "convT2d_silu"):
+        x, dy, ws, z, s, d, pb, pa, g, mode, alpha, beta, _ = wgrad_args(OPCHECK_CASES[name])
+        plan = convnd.wgrad_plan_name(x, dy, ws, z, stride=s, dilation=d, padding_before=pb,
+                                      padding_after=pa, groups=g, mode=mode)
+        assert plan.startswith("wgrad"), plan
+
+
+def test_wgrad_empty_batch_gives_beta_z():
+    torch.manual_seed(SEED)
+    x, w = torch.randn(0, 4, 7), torch.randn(6, 2, 3)
+    dy, z = torch.randn(0, 6, 5), torch.randn(6, 2, 3)
+    dw = WGRAD(x, dy, list(w.shape), z, [1], [1], [0], [0], 2, 0, 1.0, 0.5, None)
+    torch.testing.assert_close(dw, 0.5 * z)
+
+
+def test_wgrad_bad_input_raises_with_convnd_message():
+    x, dy = torch.randn(1, 3, 6, 6), torch.randn(1, 4, 4, 4)
+    with pytest.raises(ValueError,
+                       match=r"dy has shape \[1, 4, 4, 4\].*output of shape \[1, 4, 2, 2\]"):
+        WGRAD(x, dy, [4, 3, 5, 5], None, [1, 1], [1, 1], [0, 0], [0, 0], 1, 0, 1.0, 0.0, None)
+    with pytest.raises(ValueError, match="groups=2 does not divide C_in=3"):
+        WGRAD(x, dy, [4, 1, 3, 3], None, [1, 1], [1, 1], [0, 0], [0, 0], 2, 0, 1.0, 0.0, None)
+    with pytest.raises(ValueError, match="mode=2"):
+        WGRAD(x, dy, [4, 3, 3, 3], None, [1, 1], [1, 1], [0, 0], [0, 0], 1, 2, 1.0, 0.0, None)
+    with pytest.raises(ValueError, match="conv_nd_wgrad"):
+        OP(x, torch.randn(4, 3, 3, 3), None, None, [1, 1], [1, 1], [0, 0], [0, 0], 1, 2, 1.0,
+           0.0, 0, None)
 
 
 def test_torch_compile_fullgraph():
