@@ -152,7 +152,8 @@ void convnd_emu_wg_collective(const char *name, void *arg, convnd_emu_wg_fn fn) 
     convnd_emu_hopper_release(b, r);
 }
 
-/* ---- named barriers: bar.sync / bar.arrive a, b (PTX ISA "bar, barrier") ------------------------ */
+/* ---- named barriers: bar.sync / bar.arrive a, b (PTX ISA "bar, barrier") ------------------------
+ */
 
 void convnd_emu_named_barrier(uint32_t id, uint32_t count, int wait) {
     const char *what = wait ? "bar.sync" : "bar.arrive";
@@ -176,7 +177,8 @@ void convnd_emu_named_barrier(uint32_t id, uint32_t count, int wait) {
     if (wait) convnd_emu_hopper_wait(&h->named[id], what);
 }
 
-/* ---- elect.sync (PTX ISA "elect.sync"): one leader of the mask, the lowest lane ---------------- */
+/* ---- elect.sync (PTX ISA "elect.sync"): one leader of the mask, the lowest lane ----------------
+ */
 
 typedef struct elect_arg {
     uint32_t lane;
@@ -198,7 +200,8 @@ int convnd_emu_elect_sync(uint32_t mask) {
     return a.elected;
 }
 
-/* ---- setmaxnreg (PTX ISA "setmaxnreg"): a no-op here, but warpgroup-uniform ------------------- */
+/* ---- setmaxnreg (PTX ISA "setmaxnreg"): a no-op here, but warpgroup-uniform -------------------
+ */
 
 typedef struct setmaxnreg_arg {
     int32_t increase;

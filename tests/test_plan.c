@@ -54,10 +54,10 @@ static void *execute_many(void *arg) {
     void *host = malloc(bytes ? bytes : 1);
     for (int r = 0; r < RUNS_PER_THREAD && host; ++r) {
         void *dy = test_device_upload(c->p.dtype, c->z_in_place ? c->hz : NULL, c->yd.numel);
-        convnd_status st = dy ? convnd_plan_execute(e->plan, c->dx, c->dw, c->db,
-                                                    c->z_in_place ? dy : c->dz, dy, e->workspace,
-                                                    e->workspace_bytes, NULL)
-                              : CONVND_ERR_OUT_OF_MEMORY;
+        convnd_status st =
+            dy ? convnd_plan_execute(e->plan, c->dx, c->dw, c->db, c->z_in_place ? dy : c->dz, dy,
+                                     e->workspace, e->workspace_bytes, NULL)
+               : CONVND_ERR_OUT_OF_MEMORY;
         if (st == CONVND_OK) st = convnd_memcpy_d2h(host, dy, bytes);
         convnd_free(dy);
         if (st != CONVND_OK) {
@@ -65,8 +65,8 @@ static void *execute_many(void *arg) {
                 snprintf(e->first_failure, sizeof e->first_failure, "run %d: %s (%s)", r,
                          convnd_status_string(st), convnd_last_error());
         } else if (memcmp(host, c->hy, bytes) != 0 && !e->failures++) {
-            snprintf(e->first_failure, sizeof e->first_failure,
-                     "run %d: y differs from conv_nd's", r);
+            snprintf(e->first_failure, sizeof e->first_failure, "run %d: y differs from conv_nd's",
+                     r);
         }
     }
     free(host);

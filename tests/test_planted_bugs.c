@@ -4,8 +4,8 @@
  * alone between barriers, so forward or reverse order shows both once copies may land at issue
  * (CONVND_EMU_COPIES_EARLY). On the tensor-core configuration the warp-wide matrix operations
  * make the warps advance together in those orders; CONVND_EMU_WARP_AHEAD runs one warp to the
- * next barrier before the others start, and shows the prefetch race there too. The unplanted build of the same
- * harness passes in every mode (the control). */
+ * next barrier before the others start, and shows the prefetch race there too. The unplanted build
+ * of the same harness passes in every mode (the control). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
