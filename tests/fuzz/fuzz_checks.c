@@ -87,7 +87,9 @@ static void check_describe(const convnd_problem *p, const size_model *m, convnd_
     const convnd_layout layout = which == CONVND_X      ? p->x_layout
                                  : which == CONVND_W    ? p->w_layout
                                  : which == CONVND_BIAS ? CONVND_CHANNELS_FIRST
-                                                        : m->y_layout;
+                                 /* wgrad: z is dw_prev, in dw's (w's) layout */
+                                 : which == CONVND_Z && p->mode == CONVND_WGRAD ? p->w_layout
+                                                                                : m->y_layout;
     FUZZ_CHECK(p, d.rank == m->rank[which], "tensor %d: rank %d, model %d", which, (int)d.rank,
                (int)m->rank[which]);
     for (int32_t i = 0; i < d.rank; ++i) {
