@@ -52,7 +52,9 @@ for target in host kernels; do
   timeout=10
   [ "$target" = kernels ] && timeout=300
   echo "== $target: replaying the seed corpus ($(ls "$seeds" | wc -l) inputs)"
-  "$fuzzer" -runs=0 -timeout="$timeout" -artifact_prefix="$findings/$target-" "$seeds"
+  # (the RSS limit as for fuzzing: fiber stacks and ASan's shadow, not the heap, pass 2 GiB)
+  "$fuzzer" -runs=0 -timeout="$timeout" -rss_limit_mb=4096 -artifact_prefix="$findings/$target-" \
+    "$seeds"
   echo "== $target: fuzzing for ${seconds} s"
   "$fuzzer" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096 -max_len=512 \
     -print_final_stats=1 -artifact_prefix="$findings/$target-" "$build/corpus_$target" "$seeds"
