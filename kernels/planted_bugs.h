@@ -11,6 +11,14 @@
 /* implicit GEMM: the barrier between the last math and the C-tile store (which reuses the stage
  * buffers) removed */
 #define CONVND_PLANT_NO_BARRIER_BEFORE_C_STORE 2
+/* wgrad split-K: the partials added into one f32 per dw element with atomics, in the order they
+ * arrive, instead of written apart and summed in a fixed order (an order-dependent result) */
+#define CONVND_PLANT_WGRAD_ARRIVAL_ORDER 3
+/* implicit-GEMM wgrad main loop: the barrier after the math removed, so the next k-tile's loads
+ * refill the stage other threads are still reading (write-after-read) */
+#define CONVND_PLANT_WGRAD_IGEMM_NO_STAGE_BARRIER 4
+/* depthwise wgrad: the barriers between the steps of the lanes' reduction tree removed */
+#define CONVND_PLANT_WGRAD_DEPTHWISE_NO_TREE_BARRIER 5
 
 #ifndef CONVND_PLANTED_BUG
 #define CONVND_PLANTED_BUG CONVND_PLANT_NONE
