@@ -20,17 +20,18 @@ convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_option
     if (!bytes) return convnd_error(CONVND_ERR_NULL_POINTER, "bytes is NULL");
     convnd_problem q;
     convnd_problem_sizes s;
-    convnd_status st = convnd_plan_prepare(p, &q, &s);
+    convnd_conv_params params;
+    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
     if (st != CONVND_OK) return st;
     convnd_choice cached;
     /* autotune without a cached winner: room for every candidate it will time, and its y */
     if (convnd_wants_autotune(&q, opts, convnd_active_device()) &&
-        !convnd_autotune_lookup(&q, opts->autotune_cache_file, &cached)) {
-        *bytes = convnd_autotune_workspace(&q) + y_scratch_bytes(&s);
+        !convnd_autotune_lookup(&q, &params, opts->autotune_cache_file, &cached)) {
+        *bytes = convnd_autotune_workspace(&q, &params) + y_scratch_bytes(&s);
         return CONVND_OK;
     }
     convnd_plan_t plan;
-    st = convnd_plan_init(&plan, &q, &s, opts, NULL);
+    st = convnd_plan_init(&plan, &q, &s, &params, opts, NULL);
     if (st != CONVND_OK) return st;
     *bytes = plan.workspace_bytes;
     return CONVND_OK;
@@ -43,10 +44,11 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
     buf[0] = '\0';
     convnd_problem q;
     convnd_problem_sizes s;
-    convnd_status st = convnd_plan_prepare(p, &q, &s);
+    convnd_conv_params params;
+    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
     if (st != CONVND_OK) return st;
     convnd_plan_t plan;
-    st = convnd_plan_init(&plan, &q, &s, opts, NULL);
+    st = convnd_plan_init(&plan, &q, &s, &params, opts, NULL);
     if (st != CONVND_OK) return st;
     return convnd_plan_text(&plan, 0, buf, buf_len, "buf_len");
 }
@@ -56,7 +58,8 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
                       const convnd_options *opts) {
     convnd_problem q;
     convnd_problem_sizes s;
-    convnd_status st = convnd_plan_prepare(p, &q, &s);
+    convnd_conv_params params;
+    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
     if (st != CONVND_OK) return st;
     st = convnd_check_pointers(&q, &s, x, w, bias, z, y);
     if (st != CONVND_OK) return st;
@@ -80,7 +83,7 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
         tune_on = &tune;
     }
     convnd_plan_t plan;
-    st = convnd_plan_init(&plan, &q, &s, opts, tune_on);
+    st = convnd_plan_init(&plan, &q, &s, &params, opts, tune_on);
     if (st != CONVND_OK) return st;
     return convnd_plan_launch(&plan, x, w, bias, z, y, workspace, workspace_bytes, stream);
 }

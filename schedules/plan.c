@@ -9,28 +9,27 @@
 #include "plan.h"
 
 convnd_status convnd_plan_prepare(const convnd_problem *p, convnd_problem *resolved,
-                                  convnd_problem_sizes *sizes) {
+                                  convnd_problem_sizes *sizes, convnd_conv_params *params) {
     if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
     const convnd_status st = convnd_problem_check(p, sizes);
     if (st != CONVND_OK) return st;
     convnd_problem_resolve_layout(p, resolved);
-    return CONVND_OK;
+    return convnd_params_from_sizes(resolved, sizes, params);
 }
 
 convnd_status convnd_plan_init(convnd_plan_t *plan, const convnd_problem *p,
-                               const convnd_problem_sizes *sizes, const convnd_options *opts,
-                               const convnd_tune_buffers *tune) {
+                               const convnd_problem_sizes *sizes, const convnd_conv_params *params,
+                               const convnd_options *opts, const convnd_tune_buffers *tune) {
     memset(plan, 0, sizeof *plan);
     plan->problem = *p;
     plan->sizes = *sizes;
+    plan->params = *params;
     plan->device = convnd_active_device();
-    convnd_status st = convnd_params_from_sizes(p, sizes, &plan->params);
-    if (st != CONVND_OK) return st;
-    st = convnd_choose(&plan->problem, &plan->params, opts, plan->device, tune, &plan->choice,
-                       &plan->source);
+    const convnd_status st = convnd_choose(&plan->problem, &plan->params, opts, plan->device, tune,
+                                           &plan->choice, &plan->source);
     if (st != CONVND_OK) return st;
     plan->schedule = convnd_schedule_table[plan->choice.schedule];
-    plan->workspace_bytes = convnd_choice_workspace(&plan->problem, plan->choice);
+    plan->workspace_bytes = convnd_choice_workspace(&plan->problem, &plan->params, plan->choice);
     return CONVND_OK;
 }
 
@@ -91,18 +90,20 @@ static void operand_bytes(const convnd_problem *p, const convnd_problem_sizes *s
 }
 
 /* 1 when creating a plan for p with opts will time candidates. */
-static int32_t will_time(const convnd_problem *p, const convnd_options *opts) {
+static int32_t will_time(const convnd_problem *p, const convnd_conv_params *params,
+                         const convnd_options *opts) {
     convnd_choice cached;
     return convnd_wants_autotune(p, opts, convnd_active_device()) &&
-           !convnd_autotune_lookup(p, opts->autotune_cache_file, &cached);
+           !convnd_autotune_lookup(p, params, opts->autotune_cache_file, &cached);
 }
 
-static size_t scratch_bytes(const convnd_problem *p, const convnd_problem_sizes *s) {
+static size_t scratch_bytes(const convnd_problem *p, const convnd_problem_sizes *s,
+                            const convnd_conv_params *params) {
     size_t b[5], total = 0;
     operand_bytes(p, s, b);
     for (int i = 0; i < 5; ++i)
         total += round_up(b[i]);
-    return total + convnd_autotune_workspace(p);
+    return total + convnd_autotune_workspace(p, params);
 }
 
 convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const convnd_options *opts,
@@ -110,16 +111,18 @@ convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const c
     if (!bytes) return convnd_error(CONVND_ERR_NULL_POINTER, "bytes is NULL");
     convnd_problem q;
     convnd_problem_sizes s;
-    const convnd_status st = convnd_plan_prepare(p, &q, &s);
+    convnd_conv_params params;
+    const convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
     if (st != CONVND_OK) return st;
-    *bytes = will_time(&q, opts) ? scratch_bytes(&q, &s) : 0;
+    *bytes = will_time(&q, &params, opts) ? scratch_bytes(&q, &s, &params) : 0;
     return CONVND_OK;
 }
 
 /* Carves the tuning buffers out of opts->autotune_scratch (zeroed, so timings see no NaNs). */
 static convnd_status scratch_buffers(const convnd_problem *p, const convnd_problem_sizes *s,
-                                     const convnd_options *opts, convnd_tune_buffers *b) {
-    const size_t need = scratch_bytes(p, s);
+                                     const convnd_conv_params *params, const convnd_options *opts,
+                                     convnd_tune_buffers *b) {
+    const size_t need = scratch_bytes(p, s, params);
     if (!opts->autotune_scratch || opts->autotune_scratch_bytes < need)
         return convnd_error(CONVND_ERR_WORKSPACE,
                             "autotune=1: opts->autotune_scratch must hold %zu bytes "
@@ -155,17 +158,18 @@ convnd_status convnd_plan_create(convnd_plan_t **plan, const convnd_problem *p,
     *plan = NULL;
     convnd_problem q;
     convnd_problem_sizes s;
-    convnd_status st = convnd_plan_prepare(p, &q, &s);
+    convnd_conv_params params;
+    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
     if (st != CONVND_OK) return st;
     convnd_tune_buffers tune, *tune_on = NULL;
-    if (will_time(&q, opts)) {
-        st = scratch_buffers(&q, &s, opts, &tune);
+    if (will_time(&q, &params, opts)) {
+        st = scratch_buffers(&q, &s, &params, opts, &tune);
         if (st != CONVND_OK) return st;
         tune_on = &tune;
     }
     convnd_plan_t *made = malloc(sizeof *made);
     if (!made) return convnd_error(CONVND_ERR_OUT_OF_MEMORY, "convnd_plan_create: out of memory");
-    st = convnd_plan_init(made, &q, &s, opts, tune_on);
+    st = convnd_plan_init(made, &q, &s, &params, opts, tune_on);
     if (st != CONVND_OK) {
         free(made);
         return st;
