@@ -5,8 +5,8 @@
 
 #include "arch.h"
 #include "error.h"
-#include "refuse.h"
 #include "problem_internal.h"
+#include "refuse.h"
 #include "registry.h"
 
 /* Planner priority order: the planner takes the first (schedule, config) that supports the
