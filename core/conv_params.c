@@ -22,21 +22,7 @@ static int index64_forced(void) {
     return e && strcmp(e, "1") == 0;
 }
 
-/* The problem the planner is asking every schedule's supports() about, and its parameters:
- * computed once per call, not once per candidate. Per thread; set and cleared by the planner. */
-static _Thread_local const convnd_problem *shared_problem;
-static _Thread_local convnd_conv_params shared_params;
-
-void convnd_params_share(const convnd_problem *p, const convnd_conv_params *params) {
-    shared_problem = p;
-    if (p) shared_params = *params;
-}
-
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out) {
-    if (p && p == shared_problem) {
-        *out = shared_params;
-        return CONVND_OK;
-    }
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;

@@ -35,11 +35,6 @@ void convnd_layout_strides(const int64_t *shape, int32_t rank, convnd_layout lay
  * CONVND_FORCE_INDEX64=1 (a test hook: the 64-bit paths on problems small enough to run). */
 convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_params *out);
 
-/* Until cleared with p = NULL, convnd_params_from_problem on this very object (same address, not
- * modified meanwhile) returns params without validating again, on this thread. The planner's
- * candidate loop uses it so that a call validates once, not once per supports(). */
-void convnd_params_share(const convnd_problem *p, const convnd_conv_params *params);
-
 /* convnd_params_from_problem for a problem already validated into sizes. */
 convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                        convnd_conv_params *out);

@@ -66,8 +66,9 @@ int32_t convnd_schedule_arch_ok(const convnd_schedule *s, int32_t sm, const char
 }
 
 int32_t convnd_schedule_supports_here(const convnd_schedule *s, const convnd_problem *p,
-                                      int32_t config, char *reason, size_t reason_len) {
+                                      const convnd_conv_params *params, int32_t config,
+                                      char *reason, size_t reason_len) {
     if (!convnd_schedule_arch_ok(s, convnd_device_sm(), CONVND_CUDA_ARCHS, reason, reason_len))
         return 0;
-    return s->supports(p, config, reason, reason_len);
+    return s->supports(p, params, config, reason, reason_len);
 }

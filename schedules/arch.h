@@ -38,7 +38,8 @@ const char *convnd_default_cuda_archs(void);
 /* s->supports(), refused first on a device the schedule does not run on: what the planner,
  * forced schedules and autotune ask. */
 int32_t convnd_schedule_supports_here(const convnd_schedule *s, const convnd_problem *p,
-                                      int32_t config, char *reason, size_t reason_len);
+                                      const convnd_conv_params *params, int32_t config,
+                                      char *reason, size_t reason_len);
 
 #ifdef __cplusplus
 }

@@ -130,7 +130,7 @@ static FILE *open_cache_file(const char *path, int append) {
 /* The last line for key in the file whose plan names a registered schedule and config that
  * still support p (a stale or edited file is ignored rather than trusted). */
 static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p,
-                         convnd_choice *out) {
+                         const convnd_conv_params *params, convnd_choice *out) {
     FILE *f = open_cache_file(path, 0);
     if (!f) return 0;
     char line[512];
@@ -146,7 +146,7 @@ static int32_t file_find(const char *path, uint64_t key, const convnd_problem *p
         }
         const convnd_schedule *s = convnd_schedule_table[i];
         char reason[256];
-        if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason)) continue;
+        if (!convnd_schedule_supports_here(s, p, params, c, reason, sizeof reason)) continue;
         *out = (convnd_choice){i, c};
         found = 1;
     }
@@ -162,12 +162,12 @@ static void file_append(const char *path, uint64_t key, convnd_choice plan) {
     fclose(f);
 }
 
-int32_t convnd_autotune_lookup(const convnd_problem *p, const char *cache_file,
-                               convnd_choice *out) {
+int32_t convnd_autotune_lookup(const convnd_problem *p, const convnd_conv_params *params,
+                               const char *cache_file, convnd_choice *out) {
     const uint64_t key = convnd_problem_key(p);
     pthread_mutex_lock(&cache_lock);
     int32_t found = cache_find(key, out);
-    if (!found && cache_file && file_find(cache_file, key, p, out)) {
+    if (!found && cache_file && file_find(cache_file, key, p, params, out)) {
         cache_put(key, *out);
         found = 1;
     }
@@ -183,26 +183,22 @@ static void remember(const convnd_problem *p, const char *cache_file, convnd_cho
     pthread_mutex_unlock(&cache_lock);
 }
 
-static size_t workspace_of(const convnd_problem *p, convnd_choice c) {
-    const convnd_schedule *s = convnd_schedule_table[c.schedule];
-    return s->workspace_size ? s->workspace_size(p, c.config) : 0;
-}
-
 typedef struct most_workspace {
     const convnd_problem *p;
+    const convnd_conv_params *params;
     size_t most;
 } most_workspace;
 
 static int32_t widen(convnd_choice c, void *ctx) {
     most_workspace *m = ctx;
-    const size_t need = workspace_of(m->p, c);
+    const size_t need = convnd_choice_workspace(m->p, m->params, c);
     if (need > m->most) m->most = need;
     return 0;
 }
 
-size_t convnd_autotune_workspace(const convnd_problem *p) {
-    most_workspace m = {p, 0};
-    convnd_for_each_candidate(p, -1, widen, &m, NULL, 0);
+size_t convnd_autotune_workspace(const convnd_problem *p, const convnd_conv_params *params) {
+    most_workspace m = {p, params, 0};
+    convnd_for_each_candidate(p, params, -1, widen, &m, NULL, 0);
     return m.most;
 }
 
@@ -237,7 +233,7 @@ static convnd_status launch_once(void *ctx) {
 
 static int32_t time_one(convnd_choice c, void *ctx) {
     timing *t = ctx;
-    if (workspace_of(t->a.problem, c) > t->a.workspace_bytes) return 0;
+    if (convnd_choice_workspace(t->a.problem, &t->a.params, c) > t->a.workspace_bytes) return 0;
     t->schedule = convnd_schedule_table[c.schedule];
     t->a.config = c.config;
     float ms = 0.0f;
@@ -268,7 +264,7 @@ convnd_status convnd_autotune(const convnd_problem *p, const convnd_conv_params 
     t.a.stream = b->stream;
     t.a.device = device;
     t.best = (convnd_choice){-1, -1};
-    convnd_for_each_candidate(p, -1, time_one, &t, NULL, 0);
+    convnd_for_each_candidate(p, params, -1, time_one, &t, NULL, 0);
     convnd_clear_error(); /* failed candidates are skipped, not reported */
     if (t.best.schedule < 0) return CONVND_ERR_NO_SCHEDULE;
     remember(p, cache_file, t.best);

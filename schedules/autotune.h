@@ -26,8 +26,10 @@ typedef struct convnd_tune_buffers {
  * up to dims), the device's name, compute capability and SM count, and CONVND_VERSION. */
 uint64_t convnd_problem_key(const convnd_problem *p);
 
-/* The cached winner for p (in memory, else in cache_file when not NULL). 1 when found. */
-int32_t convnd_autotune_lookup(const convnd_problem *p, const char *cache_file, convnd_choice *out);
+/* The cached winner for p (in memory, else in cache_file when not NULL, if it still supports p
+ * with these params). 1 when found. */
+int32_t convnd_autotune_lookup(const convnd_problem *p, const convnd_conv_params *params,
+                               const char *cache_file, convnd_choice *out);
 
 /* Times every candidate that fits b->workspace_bytes once after a warm-up, on device with b's
  * buffers, caches and returns the winner. CONVND_ERR_NO_SCHEDULE (message cleared) when no
@@ -37,7 +39,7 @@ convnd_status convnd_autotune(const convnd_problem *p, const convnd_conv_params 
                               const char *cache_file, convnd_choice *out);
 
 /* Largest workspace among the candidates of p. */
-size_t convnd_autotune_workspace(const convnd_problem *p);
+size_t convnd_autotune_workspace(const convnd_problem *p, const convnd_conv_params *params);
 
 /* How many times a timing loop has run in this process (tests: execute never tunes). */
 uint64_t convnd_autotune_runs(void);

@@ -104,36 +104,31 @@ static int32_t im2col_plan(const convnd_problem *p, const convnd_conv_params *c,
     return 1;
 }
 
-static int32_t im2col_supports(const convnd_problem *p, int32_t config, char *reason,
-                               size_t reason_len) {
+static int32_t im2col_supports(const convnd_problem *p, const convnd_conv_params *params,
+                               int32_t config, char *reason, size_t reason_len) {
     (void)config;
     if (p->mode == CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "mode=wgrad: forward and transposed only");
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK) {
-        snprintf(reason, reason_len, "invalid problem: %s", convnd_last_error());
-        return 0;
-    }
     im2col_layout L;
-    return im2col_plan(p, &c, CONVND_DEVICE_GPU, &L, reason, reason_len) &&
-           im2col_plan(p, &c, CONVND_DEVICE_EMULATED, &L, reason, reason_len);
+    return im2col_plan(p, params, CONVND_DEVICE_GPU, &L, reason, reason_len) &&
+           im2col_plan(p, params, CONVND_DEVICE_EMULATED, &L, reason, reason_len);
 }
 
 /* A reference and benchmark peer: the planner never picks it (forcing it is the way in). */
-static int32_t im2col_worth_routing(const convnd_problem *p, int32_t config) {
-    (void)p, (void)config;
+static int32_t im2col_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                    int32_t config) {
+    (void)p, (void)params, (void)config;
     return 0;
 }
 
 /* The device decides the col dtype and whether cuBLAS needs its slice, so the size is that of
  * the device in use (conv_nd checks the caller's workspace against the same number). */
-static size_t im2col_workspace_size(const convnd_problem *p, int32_t config) {
+static size_t im2col_workspace_size(const convnd_problem *p, const convnd_conv_params *params,
+                                    int32_t config) {
     (void)config;
-    convnd_conv_params c;
     im2col_layout L;
     char why[256];
-    if (convnd_params_from_problem(p, &c) != CONVND_OK) return 0;
-    if (!im2col_plan(p, &c, convnd_active_device(), &L, why, sizeof why)) return 0;
+    if (!im2col_plan(p, params, convnd_active_device(), &L, why, sizeof why)) return 0;
     return L.total;
 }
 

@@ -13,8 +13,9 @@
 enum { DIRECT_CONFIGS(DIRECT_ENUM) DIRECT_CONFIG_COUNT };
 static const char *const direct_configs[] = {DIRECT_CONFIGS(DIRECT_NAME)};
 
-static int32_t direct_supports(const convnd_problem *p, int32_t config, char *reason,
-                               size_t reason_len) {
+static int32_t direct_supports(const convnd_problem *p, const convnd_conv_params *params,
+                               int32_t config, char *reason, size_t reason_len) {
+    (void)params;
     (void)config;
     if (p->mode == CONVND_WGRAD)
         return convnd_refuse(
@@ -25,12 +26,10 @@ static int32_t direct_supports(const convnd_problem *p, int32_t config, char *re
 
 /* Small outputs (under 4 blocks of 256 per SM of the device): 128-thread blocks spread them
  * over more SMs; otherwise 256. */
-static int32_t direct_worth_routing(const convnd_problem *p, int32_t config) {
-    int64_t out[CONVND_MAX_DIMS];
-    if (convnd_output_size(p, out) != CONVND_OK) return 0;
-    double outputs = (double)p->N * (double)p->C_out;
-    for (int32_t t = 0; t < p->dims; ++t)
-        outputs *= (double)out[t];
+static int32_t direct_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                    int32_t config) {
+    (void)p;
+    const double outputs = (double)params->y_numel;
     const int32_t sms = convnd_device_properties(convnd_active_device())->sm_count;
     const int32_t small = outputs < (double)sms * 256.0 * 4.0;
     return config == (small ? DIRECT_t128 : DIRECT_t256);

@@ -6,16 +6,17 @@ static const convnd_gemm_tiles *tiles_of(convnd_gemm_variant v) {
 }
 
 int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                    const convnd_problem *p, int32_t config, char *reason,
-                                    size_t reason_len) {
-    return f->refuses(p, reason, reason_len) &&
-           convnd_gemm_supports(p, tiles_of(v), config, v == CONVND_GEMM_TC, f->names[v],
+                                    const convnd_problem *p, const convnd_conv_params *params,
+                                    int32_t config, char *reason, size_t reason_len) {
+    return f->refuses(p, params, reason, reason_len) &&
+           convnd_gemm_supports(p, params, tiles_of(v), config, v == CONVND_GEMM_TC, f->names[v],
                                 f->names[1 - v], reason, reason_len);
 }
 
 int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                         const convnd_problem *p, int32_t config) {
-    return convnd_gemm_worth_routing(p, f->mode, tiles_of(v), config);
+                                         const convnd_problem *p, const convnd_conv_params *params,
+                                         int32_t config) {
+    return convnd_gemm_worth_routing(p, params, f->mode, tiles_of(v), config);
 }
 
 convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm_variant v,

@@ -40,9 +40,10 @@ static int32_t gemm_supports_grid(const convnd_conv_params *params, const convnd
     return 1;
 }
 
-int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_gemm_tiles *t, int32_t config,
-                             int32_t tensor_cores, const char *who, const char *sibling,
-                             char *reason, size_t reason_len) {
+int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *params,
+                             const convnd_gemm_tiles *t, int32_t config, int32_t tensor_cores,
+                             const char *who, const char *sibling, char *reason,
+                             size_t reason_len) {
     if (config < 0 || config >= t->count)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (tensor_cores) {
@@ -58,23 +59,17 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_gemm_tiles *t
                              "dtype=%s: %s runs on CUDA cores, f32 only (%s runs f16 and bf16)",
                              convnd_dtype_name(p->dtype), who, sibling);
     }
-    convnd_conv_params params;
-    if (convnd_params_from_problem(p, &params) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
-    return gemm_supports_grid(&params, &t->tiles[config], who, reason, reason_len);
+    return gemm_supports_grid(params, &t->tiles[config], who, reason, reason_len);
 }
 
-int32_t convnd_gemm_worth_routing(const convnd_problem *p, convnd_mode mode,
-                                  const convnd_gemm_tiles *t, int32_t config) {
+int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                  convnd_mode mode, const convnd_gemm_tiles *t, int32_t config) {
     if (p->mode != mode || config < 0 || config >= t->count) return 0;
-    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
+    const int64_t cin_g = params->cin_g, cout_g = params->cout_g;
     if (cin_g < 8 || cout_g < 8) return 0;
     if (config == t->count - 1) return 1;
-    int64_t out[CONVND_MAX_DIMS];
-    if (convnd_output_size(p, out) != CONVND_OK) return 0;
-    int64_t m = p->N; /* fits: validation bounded the element counts */
-    for (int32_t d = 0; d < p->dims; ++d)
-        m *= out[d];
+    /* fits: validation bounded the element counts */
+    const int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
     const convnd_gemm_tile *tile = &t->tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
                           (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;

@@ -24,32 +24,30 @@
 static const char *const grouped_configs[] = {CONVND_GROUPED_CONFIGS(CONVND_GROUPED_NAME)};
 #undef CONVND_GROUPED_NAME
 
-static int32_t grouped_supports(const convnd_problem *p, int32_t config, char *reason,
-                                size_t reason_len) {
+static int32_t grouped_supports(const convnd_problem *p, const convnd_conv_params *params,
+                                int32_t config, char *reason, size_t reason_len) {
     if (config < 0 || config >= CONVND_GROUPED_CONFIG_COUNT)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
     if (p->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len, "mode=%s: the grouped schedule is forward only",
                              convnd_mode_name(p->mode));
-    convnd_conv_params params;
-    if (convnd_params_from_problem(p, &params) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
-    if (params.groups < 2)
+    if (params->groups < 2)
         return convnd_refuse(reason, reason_len, "groups=1: not a grouped convolution");
     int64_t slices;
     convnd_unit_geometry g;
-    if (!convnd_grouped_geometry_for(&params, convnd_grouped_config_at(config), &slices, &g))
+    if (!convnd_grouped_geometry_for(params, convnd_grouped_config_at(config), &slices, &g))
         return convnd_refuse(reason, reason_len,
                              "C_in/groups=%lld with kernel width %lld: one row of a slice's "
                              "staged weights exceeds %d bytes of shared memory",
-                             (long long)params.cin_g, (long long)params.k[2],
+                             (long long)params->cin_g, (long long)params->k[2],
                              CONVND_DW_WEIGHT_SMEM);
     return 1;
 }
 
-static int32_t grouped_worth_routing(const convnd_problem *p, int32_t config) {
+static int32_t grouped_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                     int32_t config) {
     char why[256];
-    if (!grouped_supports(p, config, why, sizeof why)) return 0;
+    if (!grouped_supports(p, params, config, why, sizeof why)) return 0;
     const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
     if (cin_g < 2) return 0;
     const int32_t exact_f32 = p->dtype == CONVND_F32 && p->math == CONVND_MATH_DEFAULT;

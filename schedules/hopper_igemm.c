@@ -46,12 +46,9 @@ static int32_t hopper_device_ok(char *reason, size_t reason_len) {
 #endif
 }
 
-static int32_t hopper_supports(const convnd_problem *p, int32_t config, char *reason,
-                               size_t reason_len) {
+static int32_t hopper_supports(const convnd_problem *p, const convnd_conv_params *params,
+                               int32_t config, char *reason, size_t reason_len) {
     (void)config;
-    convnd_problem_sizes sz;
-    if (convnd_problem_check(p, &sz) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "invalid problem");
     if (p->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: the Hopper tier implements forward convolution only",
@@ -66,13 +63,12 @@ static int32_t hopper_supports(const convnd_problem *p, int32_t config, char *re
     if (p->groups != 1)
         return convnd_refuse(reason, reason_len, "groups=%lld: only groups=1 (dense GEMM)",
                              (long long)p->groups);
-    if (p->x_layout != CONVND_CHANNELS_LAST || p->w_layout != CONVND_CHANNELS_LAST ||
-        sz.y_layout != CONVND_CHANNELS_LAST)
+    if (!params->x_cl || !params->w_cl || !params->y_cl)
         return convnd_refuse(reason, reason_len,
                              "layouts x=%s w=%s y=%s: TMA im2col needs channels-last x, w and y",
                              convnd_layout_name(p->x_layout), convnd_layout_name(p->w_layout),
-                             convnd_layout_name(sz.y_layout));
-    const int64_t es = sz.elem_bytes;
+                             convnd_layout_name(p->y_layout));
+    const int64_t es = convnd_dtype_bytes(p->dtype);
     if ((p->C_in * es) % 16 || (p->C_out * es) % 16)
         return convnd_refuse(reason, reason_len,
                              "C_in=%lld, C_out=%lld: rows of %lld and %lld bytes are not whole "
@@ -100,7 +96,8 @@ static int32_t hopper_supports(const convnd_problem *p, int32_t config, char *re
                                  "%d-D convolution reach below %lld",
                                  (long long)extent, d, p->dims, (long long)reach);
         const int64_t lower = -p->pad_before[d];
-        const int64_t upper = (sz.out[d] - 1) * p->stride[d] - p->pad_before[d] - (p->input[d] - 1);
+        const int64_t out = params->out[3 - p->dims + d];
+        const int64_t upper = (out - 1) * p->stride[d] - p->pad_before[d] - (p->input[d] - 1);
         if (lower < lo || lower > hi || upper < lo || upper > hi)
             return convnd_refuse(reason, reason_len,
                                  "im2col corners %lld/%lld in dim %d outside [%lld, %lld] (%d-bit "
@@ -108,19 +105,17 @@ static int32_t hopper_supports(const convnd_problem *p, int32_t config, char *re
                                  (long long)lower, (long long)upper, d, (long long)lo,
                                  (long long)hi, bits, p->dims);
     }
-    if (sz.x_numel >= INT32_MAX || sz.y_numel >= INT32_MAX || sz.w_numel >= INT32_MAX)
+    if (params->x_numel >= INT32_MAX || params->y_numel >= INT32_MAX ||
+        params->w_numel >= INT32_MAX)
         return convnd_refuse(reason, reason_len,
                              "tensors of 2^31 elements or more: TMA coordinates are 32-bit");
     return hopper_device_ok(reason, reason_len);
 }
 
-static int32_t hopper_worth_routing(const convnd_problem *p, int32_t config) {
+static int32_t hopper_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                    int32_t config) {
     if (convnd_active_device() != CONVND_DEVICE_GPU) return 0;
-    convnd_problem_sizes sz;
-    if (convnd_problem_check(p, &sz) != CONVND_OK) return 0;
-    int64_t m = p->N;
-    for (int32_t d = 0; d < p->dims; ++d)
-        m *= sz.out[d];
+    const int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
     const int64_t bn = convnd_hopper_bn(config);
     const int64_t tiles =
         (m + CONVND_HOPPER_BM - 1) / CONVND_HOPPER_BM * ((p->C_out + bn - 1) / bn);

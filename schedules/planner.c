@@ -53,15 +53,11 @@ const char *convnd_choice_config_name(convnd_choice choice) {
     return convnd_schedule_table[choice.schedule]->config_names[choice.config];
 }
 
-size_t convnd_choice_workspace(const convnd_problem *p, convnd_choice choice) {
-    const convnd_schedule *s = convnd_schedule_table[choice.schedule];
-    return s->workspace_size ? s->workspace_size(p, choice.config) : 0;
-}
-
 /* The candidate loop's visitor for the heuristic: stops at the first worth routing, remembers
  * the first that supports. */
 typedef struct heuristic_pick {
     const convnd_problem *p;
+    const convnd_conv_params *params;
     convnd_choice routed, fallback;
 } heuristic_pick;
 
@@ -69,17 +65,18 @@ static int32_t pick(convnd_choice c, void *ctx) {
     heuristic_pick *h = ctx;
     const convnd_schedule *s = convnd_schedule_table[c.schedule];
     if (h->fallback.schedule < 0) h->fallback = c;
-    if (!s->worth_routing || !s->worth_routing(h->p, c.config)) return 0;
+    if (!s->worth_routing || !s->worth_routing(h->p, h->params, c.config)) return 0;
     h->routed = c;
     return 1;
 }
 
 /* The heuristic over all schedules or just one; 0 when none supports p. */
-static int32_t heuristic(const convnd_problem *p, int32_t only_schedule, convnd_choice *out,
-                         convnd_choice_source *source, char *reason, size_t reason_len) {
-    heuristic_pick h = {p, {-1, -1}, {-1, -1}};
+static int32_t heuristic(const convnd_problem *p, const convnd_conv_params *params,
+                         int32_t only_schedule, convnd_choice *out, convnd_choice_source *source,
+                         char *reason, size_t reason_len) {
+    heuristic_pick h = {p, params, {-1, -1}, {-1, -1}};
     const int32_t routed =
-        convnd_for_each_candidate(p, only_schedule, pick, &h, reason, reason_len);
+        convnd_for_each_candidate(p, params, only_schedule, pick, &h, reason, reason_len);
     if (!routed && h.fallback.schedule < 0) return 0;
     *out = routed ? h.routed : h.fallback;
     if (source)
@@ -87,30 +84,31 @@ static int32_t heuristic(const convnd_problem *p, int32_t only_schedule, convnd_
     return 1;
 }
 
-convnd_status convnd_choose_forced(const convnd_problem *p, const char *spec, convnd_choice *out) {
+convnd_status convnd_choose_forced(const convnd_problem *p, const convnd_conv_params *params,
+                                   const char *spec, convnd_choice *out) {
     int32_t i, c;
     const convnd_status st = convnd_parse_spec(spec, &i, &c);
     if (st != CONVND_OK) return st;
     const convnd_schedule *s = convnd_schedule_table[i];
     char reason[512] = "";
     if (c >= 0) {
-        if (!convnd_schedule_supports_here(s, p, c, reason, sizeof reason))
+        if (!convnd_schedule_supports_here(s, p, params, c, reason, sizeof reason))
             return convnd_error(CONVND_ERR_UNSUPPORTED,
                                 "forced schedule '%s:%s' does not support this problem: %s",
                                 s->name, s->config_names[c], reason);
         *out = (convnd_choice){i, c};
         return CONVND_OK;
     }
-    if (!heuristic(p, i, out, NULL, reason, sizeof reason))
+    if (!heuristic(p, params, i, out, NULL, reason, sizeof reason))
         return convnd_error(CONVND_ERR_UNSUPPORTED,
                             "forced schedule '%s' does not support this problem: %s", s->name,
                             reason);
     return CONVND_OK;
 }
 
-convnd_status convnd_choose_heuristic(const convnd_problem *p, convnd_choice *out,
-                                      convnd_choice_source *source) {
-    if (!heuristic(p, -1, out, source, NULL, 0))
+convnd_status convnd_choose_heuristic(const convnd_problem *p, const convnd_conv_params *params,
+                                      convnd_choice *out, convnd_choice_source *source) {
+    if (!heuristic(p, params, -1, out, source, NULL, 0))
         return convnd_error(CONVND_ERR_NO_SCHEDULE, "no schedule supports this problem");
     return CONVND_OK;
 }
@@ -121,7 +119,7 @@ int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opt
            convnd_autotune_runs_on(device);
 }
 
-static convnd_status choose(const convnd_problem *p, const convnd_conv_params *params,
+convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,
                             const convnd_options *opts, convnd_device device,
                             const convnd_tune_buffers *tune, convnd_choice *out,
                             convnd_choice_source *source) {
@@ -130,10 +128,10 @@ static convnd_status choose(const convnd_problem *p, const convnd_conv_params *p
     const char *forced = convnd_forced_spec(opts);
     if (forced) {
         *source = opts && opts->schedule ? CONVND_CHOSEN_FORCED_OPTION : CONVND_CHOSEN_FORCED_ENV;
-        return convnd_choose_forced(p, forced, out);
+        return convnd_choose_forced(p, params, forced, out);
     }
     if (convnd_wants_autotune(p, opts, device)) {
-        if (convnd_autotune_lookup(p, opts->autotune_cache_file, out)) {
+        if (convnd_autotune_lookup(p, params, opts->autotune_cache_file, out)) {
             *source = CONVND_CHOSEN_AUTOTUNE_CACHE;
             return CONVND_OK;
         }
@@ -143,15 +141,5 @@ static convnd_status choose(const convnd_problem *p, const convnd_conv_params *p
             return CONVND_OK;
         }
     }
-    return convnd_choose_heuristic(p, out, source);
-}
-
-convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,
-                            const convnd_options *opts, convnd_device device,
-                            const convnd_tune_buffers *tune, convnd_choice *out,
-                            convnd_choice_source *source) {
-    convnd_params_share(p, params); /* every supports() below reuses them */
-    const convnd_status st = choose(p, params, opts, device, tune, out, source);
-    convnd_params_share(NULL, NULL);
-    return st;
+    return convnd_choose_heuristic(p, params, out, source);
 }

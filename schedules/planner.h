@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-/* Every function below takes a valid problem whose y_layout is resolved (never AUTO). */
+/* Every function below takes a valid problem whose y_layout is resolved (never AUTO) and its
+ * launch parameters (convnd_params_from_sizes), computed once by the plan and handed to every
+ * schedule's supports(), worth_routing() and workspace_size(). */
 
 /* How a choice was made, for convnd_plan_describe. */
 typedef enum convnd_choice_source {
@@ -32,12 +34,13 @@ const char *convnd_forced_spec(const convnd_options *opts);
 /* A spec (convnd_parse_spec's grammar) that does not support p: CONVND_ERR_UNSUPPORTED with the
  * schedule's reason. Without a config, the first supporting config that is worth routing, else
  * the first supporting one. */
-convnd_status convnd_choose_forced(const convnd_problem *p, const char *spec, convnd_choice *out);
+convnd_status convnd_choose_forced(const convnd_problem *p, const convnd_conv_params *params,
+                                   const char *spec, convnd_choice *out);
 
 /* The heuristic: the first candidate worth routing; else the first that supports p (the
  * universal direct schedule always does). source may be NULL. */
-convnd_status convnd_choose_heuristic(const convnd_problem *p, convnd_choice *out,
-                                      convnd_choice_source *source);
+convnd_status convnd_choose_heuristic(const convnd_problem *p, const convnd_conv_params *params,
+                                      convnd_choice *out, convnd_choice_source *source);
 
 /* Forced, else (autotune) a cached winner, else, when tune is not NULL and autotune may run on
  * device, the winner of timing every candidate on tune's buffers, else the heuristic.
@@ -51,9 +54,6 @@ convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *p
  * gradient (autotune times into a y-shaped scratch; wgrad's output is dw: heuristic only). */
 int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
                               convnd_device device);
-
-/* Workspace bytes of choice on p. */
-size_t convnd_choice_workspace(const convnd_problem *p, convnd_choice choice);
 
 /* "schedule" and "config" of a choice */
 const char *convnd_choice_schedule_name(convnd_choice choice);

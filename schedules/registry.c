@@ -5,6 +5,7 @@
 
 #include "arch.h"
 #include "error.h"
+#include "problem_internal.h"
 #include "refuse.h"
 #include "registry.h"
 
@@ -131,9 +132,9 @@ convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *co
     return CONVND_OK;
 }
 
-int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule,
-                                  convnd_candidate_visit visit, void *ctx, char *first_reason,
-                                  size_t first_reason_len) {
+int32_t convnd_for_each_candidate(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t only_schedule, convnd_candidate_visit visit, void *ctx,
+                                  char *first_reason, size_t first_reason_len) {
     int32_t first = 1;
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
         if (only_schedule >= 0 && i != only_schedule) continue;
@@ -142,7 +143,7 @@ int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule
             /* only the first refusal's reason is kept: the others are not formatted at all */
             const int32_t keep = first && first_reason && first_reason_len;
             first = 0;
-            if (!convnd_schedule_supports_here(s, p, c, keep ? first_reason : NULL,
+            if (!convnd_schedule_supports_here(s, p, params, c, keep ? first_reason : NULL,
                                                keep ? first_reason_len : 0))
                 continue;
             const int32_t stop = visit((convnd_choice){i, c}, ctx);
@@ -150,6 +151,12 @@ int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule
         }
     }
     return 0;
+}
+
+size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                               convnd_choice choice) {
+    const convnd_schedule *s = convnd_schedule_table[choice.schedule];
+    return s->workspace_size ? s->workspace_size(p, params, choice.config) : 0;
 }
 
 static int32_t stop_at_first(convnd_choice choice, void *ctx) {
@@ -162,7 +169,11 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
                                  size_t reason_len) {
     if (reason && reason_len) reason[0] = '\0';
     if (!schedule || !p) return convnd_refuse(reason, reason_len, "NULL schedule or problem");
-    if (convnd_validate(p) != CONVND_OK)
+    /* the public question takes any problem: validated here, once, like a plan's */
+    convnd_problem_sizes sizes;
+    convnd_conv_params params;
+    if (convnd_problem_check(p, &sizes) != CONVND_OK ||
+        convnd_params_from_sizes(p, &sizes, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     int32_t i, c;
     if (convnd_parse_spec(schedule, &i, &c) != CONVND_OK) {
@@ -175,8 +186,8 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
     /* schedules always get a real buffer, whatever the caller passed */
     char why[512] = "";
     const convnd_schedule *s = convnd_schedule_table[i];
-    if (c >= 0 ? convnd_schedule_supports_here(s, &q, c, why, sizeof why)
-               : convnd_for_each_candidate(&q, i, stop_at_first, NULL, why, sizeof why))
+    if (c >= 0 ? convnd_schedule_supports_here(s, &q, &params, c, why, sizeof why)
+               : convnd_for_each_candidate(&q, &params, i, stop_at_first, NULL, why, sizeof why))
         return 1;
     /* any configuration would do; when none does, the first one's reason */
     return convnd_refuse(reason, reason_len, "%s", why);

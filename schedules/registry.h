@@ -46,11 +46,16 @@ convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *co
 /* The one candidate loop: calls visit(choice, ctx) for each (schedule, config) that supports p,
  * in planner order (only schedule only_schedule when it is >= 0), until visit returns nonzero.
  * Returns that nonzero value, or 0 when the loop ran out. The reason the first candidate
- * refused goes to first_reason when it is not NULL. p is valid with y_layout resolved. */
+ * refused goes to first_reason when it is not NULL. p is valid with y_layout resolved; params are
+ * its launch parameters (convnd_params_from_sizes), computed once by the caller. */
 typedef int32_t (*convnd_candidate_visit)(convnd_choice choice, void *ctx);
-int32_t convnd_for_each_candidate(const convnd_problem *p, int32_t only_schedule,
-                                  convnd_candidate_visit visit, void *ctx, char *first_reason,
-                                  size_t first_reason_len);
+int32_t convnd_for_each_candidate(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t only_schedule, convnd_candidate_visit visit, void *ctx,
+                                  char *first_reason, size_t first_reason_len);
+
+/* Workspace bytes of choice on p (0 when the schedule takes none). */
+size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                               convnd_choice choice);
 
 /* Index in convnd_schedule_table of the schedule named by the first name_len chars of name, or
  * -1 when there is none. */

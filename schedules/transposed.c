@@ -47,30 +47,28 @@
 #include "refuse.h"
 #include "registry.h"
 /* convT's own refusals: forward mode, and the phase limits. */
-static int32_t convT_mode_and_phases(const convnd_problem *p, char *reason, size_t reason_len) {
+static int32_t convT_mode_and_phases(const convnd_problem *p, const convnd_conv_params *params,
+                                     char *reason, size_t reason_len) {
     if (p->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: convT implements transposed convolution only (igemm_tc "
                              "and igemm_simt run forward ones)",
                              convnd_mode_name(p->mode));
-    convnd_conv_params params;
-    if (convnd_params_from_problem(p, &params) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     int64_t phases = 1;
     for (int t = 0; t < 3; ++t) {
-        if (params.s[t] > CONVND_CONVT_MAX_STRIDE)
+        if (params->s[t] > CONVND_CONVT_MAX_STRIDE)
             return convnd_refuse(reason, reason_len,
                                  "stride=%lld in a dimension: convT handles strides up to %d "
                                  "(its phase tables are kernel parameters)",
-                                 (long long)params.s[t], CONVND_CONVT_MAX_STRIDE);
-        phases *= params.s[t];
+                                 (long long)params->s[t], CONVND_CONVT_MAX_STRIDE);
+        phases *= params->s[t];
     }
     if (phases > CONVND_CONVT_MAX_PHASES)
         return convnd_refuse(reason, reason_len,
                              "strides %lld x %lld x %lld make %lld output phases: convT handles "
                              "up to %d",
-                             (long long)params.s[0], (long long)params.s[1], (long long)params.s[2],
-                             (long long)phases, CONVND_CONVT_MAX_PHASES);
+                             (long long)params->s[0], (long long)params->s[1],
+                             (long long)params->s[2], (long long)phases, CONVND_CONVT_MAX_PHASES);
     return 1;
 }
 

@@ -34,14 +34,15 @@ static int32_t wgrad_only(const convnd_problem *p, const char *name, char *reaso
                          convnd_mode_name(p->mode));
 }
 
-static int32_t wgrad_direct_supports(const convnd_problem *p, int32_t config, char *reason,
-                                     size_t reason_len) {
-    (void)config;
+static int32_t wgrad_direct_supports(const convnd_problem *p, const convnd_conv_params *params,
+                                     int32_t config, char *reason, size_t reason_len) {
+    (void)params, (void)config;
     return wgrad_only(p, "wgrad_direct", reason, reason_len);
 }
 
-static int32_t wgrad_direct_worth_routing(const convnd_problem *p, int32_t config) {
-    (void)p, (void)config;
+static int32_t wgrad_direct_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                          int32_t config) {
+    (void)p, (void)params, (void)config;
     return 1;
 }
 
@@ -50,20 +51,21 @@ static convnd_status wgrad_direct_launch(const convnd_launch_args *a) {
 }
 
 /* The partials' bytes: splits * w_numel f32, or SIZE_MAX when that does not fit. */
-static size_t wgrad_splitk_bytes(const convnd_problem *p, int32_t config) {
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK) return SIZE_MAX;
-    const double bytes = (double)convnd_wgrad_splits(&c, config) * (double)c.w_numel * 4.0;
+static size_t wgrad_splitk_bytes(const convnd_problem *p, const convnd_conv_params *params,
+                                 int32_t config) {
+    (void)p;
+    const double bytes =
+        (double)convnd_wgrad_splits(params, config) * (double)params->w_numel * 4.0;
     return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
 }
 
-static int32_t wgrad_splitk_supports(const convnd_problem *p, int32_t config, char *reason,
-                                     size_t reason_len) {
+static int32_t wgrad_splitk_supports(const convnd_problem *p, const convnd_conv_params *params,
+                                     int32_t config, char *reason, size_t reason_len) {
     if (!wgrad_only(p, "wgrad_splitk", reason, reason_len)) return 0;
     if (config < 0 || config >= WGRAD_SPLITK_CONFIGS)
         return convnd_refuse(reason, reason_len, "wgrad_splitk: config %d out of range",
                              (int)config);
-    if (wgrad_splitk_bytes(p, config) == SIZE_MAX)
+    if (wgrad_splitk_bytes(p, params, config) == SIZE_MAX)
         return convnd_refuse(reason, reason_len,
                              "wgrad_splitk: the partials (splits x dw elements x 4 bytes) do not "
                              "fit a workspace");
@@ -72,10 +74,11 @@ static int32_t wgrad_splitk_supports(const convnd_problem *p, int32_t config, ch
 
 /* Few dw elements (under a quarter of the GPU's threads) and a reduction of at least 64 per
  * split: the smallest split count that fills the GPU, or the largest. */
-static int32_t wgrad_splitk_worth_routing(const convnd_problem *p, int32_t config) {
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK) return 0;
-    const double W = (double)c.w_numel, R = (double)(c.N * c.out[0] * c.out[1] * c.out[2]);
+static int32_t wgrad_splitk_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                          int32_t config) {
+    (void)p;
+    const convnd_conv_params *c = params;
+    const double W = (double)c->w_numel, R = (double)(c->N * c->out[0] * c->out[1] * c->out[2]);
     if (W * 4.0 >= wgrad_gpu_threads) return 0;
     int32_t pick = WGRAD_SPLITK_CONFIGS - 1;
     for (int32_t i = 0; i < WGRAD_SPLITK_CONFIGS; ++i)

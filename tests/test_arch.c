@@ -82,10 +82,11 @@ Test(arch, emulated_device_runs_every_schedule) {
         const convnd_schedule *s = convnd_schedule_table[i];
         char why[256];
         cr_expect(convnd_schedule_arch_ok(s, 0, "", why, sizeof why), "%s: %s", s->name, why);
+        const convnd_conv_params params = test_params_of(&p);
         for (int32_t c = 0; c < s->num_configs; ++c) {
             char a[512] = "", b[512] = "";
-            cr_expect_eq(convnd_schedule_supports_here(s, &p, c, a, sizeof a),
-                         s->supports(&p, c, b, sizeof b), "%s:%d", s->name, (int)c);
+            cr_expect_eq(convnd_schedule_supports_here(s, &p, &params, c, a, sizeof a),
+                         s->supports(&p, &params, c, b, sizeof b), "%s:%d", s->name, (int)c);
         }
     }
 }

@@ -16,6 +16,7 @@
 
 #include "convnd.h"
 #include "planner.h"
+#include "problem_internal.h"
 #include "registry.h"
 #include "test_conv_case.h"
 #include "test_contract_support.h"
@@ -148,7 +149,12 @@ static void *cache_worker(void *arg) {
         convnd_choice plan = {-1, -1};
         /* half the lookups may only find it in memory, after some thread read the file */
         const char *file = k % 2 ? NULL : w->cache_file;
-        if (!convnd_autotune_lookup(&p, file, &plan)) {
+        convnd_conv_params params;
+        if (convnd_params_from_problem(&p, &params) != CONVND_OK) {
+            fail(w, "problem %d: %s", i, convnd_last_error());
+            continue;
+        }
+        if (!convnd_autotune_lookup(&p, &params, file, &plan)) {
             if (file) fail(w, "problem %d not found in the cache file", i);
             continue;
         }

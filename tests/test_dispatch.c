@@ -356,13 +356,15 @@ Test(dispatch, autotune_cache_file_lookup) {
     fprintf(f, "%016llx direct:t999\n", key); /* stale config: ignored */
     fclose(f);
     convnd_choice plan;
-    cr_assert(convnd_autotune_lookup(&p, path, &plan), "cached plan not found");
+    const convnd_conv_params params = test_params_of(&p);
+    cr_assert(convnd_autotune_lookup(&p, &params, path, &plan), "cached plan not found");
     cr_expect_eq(plan.config, 1, "the last valid line wins");
     cr_expect_str_eq(convnd_choice_schedule_name(plan), "direct");
     /* now in memory: found without the file */
     remove(path);
-    cr_expect(convnd_autotune_lookup(&p, NULL, &plan));
+    cr_expect(convnd_autotune_lookup(&p, &params, NULL, &plan));
     convnd_problem other = p;
     other.N = 5;
-    cr_expect(!convnd_autotune_lookup(&other, NULL, &plan));
+    const convnd_conv_params other_params = test_params_of(&other);
+    cr_expect(!convnd_autotune_lookup(&other, &other_params, NULL, &plan));
 }

@@ -86,8 +86,9 @@ Test(hostile_limits, autotune_cache_that_is_not_a_regular_file_never_blocks) {
     const convnd_problem p = test_parse_valid("fwd 2d Ci=4 Co=4 I=8 K=3");
     convnd_choice plan;
     /* a FIFO without a writer (fopen would wait for one forever), then a device */
-    cr_expect_eq(convnd_autotune_lookup(&p, path, &plan), 0);
-    cr_expect_eq(convnd_autotune_lookup(&p, "/dev/zero", &plan), 0);
+    const convnd_conv_params params = test_params_of(&p);
+    cr_expect_eq(convnd_autotune_lookup(&p, &params, path, &plan), 0);
+    cr_expect_eq(convnd_autotune_lookup(&p, &params, "/dev/zero", &plan), 0);
     unlink(path);
     rmdir(fifo);
 }

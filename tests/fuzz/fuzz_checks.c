@@ -231,6 +231,9 @@ static const char *fuzz_spec(fuzz_input *in, char *buf, size_t cap, int *surely_
 static void check_schedules(const convnd_problem *p, const size_model *m) {
     convnd_problem q = *p;
     q.y_layout = m->y_layout;
+    convnd_conv_params params;
+    FUZZ_CHECK(p, convnd_params_from_problem(&q, &params) == CONVND_OK,
+               "convnd_params_from_problem failed on a valid problem: %s", convnd_last_error());
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
         const convnd_schedule *s = convnd_schedule_table[i];
         FUZZ_CHECK(p, s && s->name && s->num_configs >= 1 && s->supports && s->launch,
@@ -239,7 +242,7 @@ static void check_schedules(const convnd_problem *p, const size_model *m) {
             char reason[512], spec[160];
             memset(reason, 0x5a, sizeof reason);
             convnd_clear_error();
-            const int32_t ok = s->supports(&q, c, reason, sizeof reason);
+            const int32_t ok = s->supports(&q, &params, c, reason, sizeof reason);
             FUZZ_CHECK(p, ok == 0 || ok == 1, "%s:%s supports() returned %d", s->name,
                        s->config_names[c], (int)ok);
             if (!ok)
@@ -247,11 +250,11 @@ static void check_schedules(const convnd_problem *p, const size_model *m) {
                            "%s:%s declined without a (terminated) reason", s->name,
                            s->config_names[c]);
             if (ok && s->worth_routing) {
-                const int32_t w = s->worth_routing(&q, c);
+                const int32_t w = s->worth_routing(&q, &params, c);
                 FUZZ_CHECK(p, w == 0 || w == 1, "%s:%s worth_routing() returned %d", s->name,
                            s->config_names[c], (int)w);
             }
-            if (ok && s->workspace_size) (void)s->workspace_size(&q, c);
+            if (ok && s->workspace_size) (void)s->workspace_size(&q, &params, c);
             snprintf(spec, sizeof spec, "%s:%s", s->name, s->config_names[c]);
             FUZZ_CHECK(p, convnd_schedule_supports(spec, p, NULL, 0) == ok,
                        "convnd_schedule_supports('%s') disagrees with the registry (%d)", spec,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "problem_internal.h"
 #include "schedule.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
@@ -19,6 +20,12 @@ convnd_problem test_parse_valid(const char *text) {
     const convnd_problem p = test_parse(text);
     cr_assert_eq(convnd_validate(&p), CONVND_OK, "%s: %s", text, convnd_last_error());
     return p;
+}
+
+convnd_conv_params test_params_of(const convnd_problem *p) {
+    convnd_conv_params params;
+    cr_assert_eq(convnd_params_from_problem(p, &params), CONVND_OK, "%s", convnd_last_error());
+    return params;
 }
 
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max) {

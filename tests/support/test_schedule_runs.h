@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conv_params.h"
 #include "convnd.h"
 #include "test_conv_case.h"
 #include "test_feature_table.h"
@@ -31,6 +32,10 @@ const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count);
  * form also asserts that convnd_validate accepts it. */
 convnd_problem test_parse(const char *text);
 convnd_problem test_parse_valid(const char *text);
+
+/* The launch parameters of a valid p (what a plan hands every schedule question), or the test
+ * fails. */
+convnd_conv_params test_params_of(const convnd_problem *p);
 
 /* Fills out[] with every (schedule, config) whose schedule name starts with prefix (NULL: all),
  * in registry order; returns how many (at most max). */
