@@ -11,6 +11,12 @@
 /* implicit GEMM: the barrier between the last math and the C-tile store (which reuses the stage
  * buffers) removed */
 #define CONVND_PLANT_NO_BARRIER_BEFORE_C_STORE 2
+/* hopper_igemm consumers: the stage whose wgmma is still in flight released (empty mbarrier)
+ * instead of the previous one, whose wait_group just completed */
+#define CONVND_PLANT_HOPPER_RELEASE_IN_FLIGHT 3
+/* hopper_igemm consumers: the wait on a stage's full mbarrier dropped (read before the TMA
+ * load has landed) */
+#define CONVND_PLANT_HOPPER_NO_FULL_WAIT 4
 
 #ifndef CONVND_PLANTED_BUG
 #define CONVND_PLANTED_BUG CONVND_PLANT_NONE

@@ -165,6 +165,36 @@ Test(emu_tma, a_tiled_load_zero_fills_out_of_bounds_and_completes_the_full_box) 
     convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
+/* The other end of a load's window (CONVND_EMU_COPIES=early): the box lands at issue, so the
+ * issuing thread, and in forward order every thread, sees it before the wait; mixed lands each
+ * load at one end or the other, and the result after the wait is the same in every mode. */
+Test(emu_tma, early_copies_land_a_load_at_issue) {
+    emu_buffer<float> g(200), out(32), early(32);
+    for (int i = 0; i < 200; ++i)
+        g[i] = (float)i + 0.5f;
+    convnd_tmap map;
+    convnd_tmap_desc d = matrix_desc(g.p);
+    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
+    const int32_t c[2] = {4, 2};
+    const convnd_emu_copies modes[2] = {CONVND_EMU_COPIES_EARLY, CONVND_EMU_COPIES_MIXED};
+    for (convnd_emu_copies m : modes) {
+        convnd_emu_set_order(CONVND_EMU_FORWARD, 1);
+        convnd_emu_set_copies(m, 3);
+        cr_assert_eq((run_load<2, true>(map, c, 128, 32, out.p, early.p)), CONVND_OK, "%s",
+                     convnd_last_error());
+        for (int r = 0; r < 4; ++r)
+            for (int k = 0; k < 8; ++k) {
+                const float expect = g[(2 + r) * 20 + 4 + k];
+                cr_assert_eq(out[r * 8 + k], expect, "mode %d (%d, %d)", (int)m, r, k);
+                if (m == CONVND_EMU_COPIES_EARLY)
+                    cr_assert_eq(early[r * 8 + k], expect, "early: not landed at issue (%d, %d)", r,
+                                 k);
+            }
+    }
+    convnd_emu_set_copies(CONVND_EMU_COPIES_LATE, 0);
+    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+}
+
 Test(emu_tma, element_strides_skip_elements_and_shrink_the_box) {
     emu_buffer<float> g(20 * 10 * 3), out(64);
     for (int i = 0; i < 600; ++i)
