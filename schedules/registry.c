@@ -5,8 +5,8 @@
 
 #include "arch.h"
 #include "error.h"
-#include "refuse.h"
 #include "problem_internal.h"
+#include "refuse.h"
 #include "registry.h"
 
 /* Planner priority order: the planner takes the first (schedule, config) that supports the
@@ -148,6 +148,12 @@ int32_t convnd_for_each_candidate(const convnd_problem *p, const convnd_conv_par
         }
     }
     return 0;
+}
+
+size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                               convnd_choice choice) {
+    const convnd_schedule *s = convnd_schedule_table[choice.schedule];
+    return s->workspace_size ? s->workspace_size(p, params, choice.config) : 0;
 }
 
 static int32_t stop_at_first(convnd_choice choice, void *ctx) {
