@@ -10,13 +10,13 @@
  * threads' launches share the worker pool. Exit status 0 when every check passes (TSan itself
  * exits non-zero on a report with halt_on_error=1). */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convnd.h"
 #include "test_conv_case.h"
+#include "test_failure_log.h"
 #include "test_problem_text.h"
 #include "test_random.h"
 #include "test_random_problem.h"
@@ -24,21 +24,11 @@
 enum { THREADS = 4, PROBLEMS = 5, EXECUTIONS = 3 };
 
 typedef struct worker {
-    int id, runs, failures;
-    char first_failure[768];
+    int id, runs;
+    test_failure_log log;
     const convnd_plan_t *plan; /* scenario 2 */
     const convnd_problem *problem;
 } worker;
-
-static void fail(worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(worker *w, const char *fmt, ...) {
-    if (w->failures++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->first_failure, sizeof w->first_failure, fmt, ap);
-        va_end(ap);
-    }
-}
 
 /* Scenario 1: one thread's random problems through conv_nd. */
 static void *conv_worker(void *arg) {
@@ -53,14 +43,15 @@ static void *conv_worker(void *arg) {
         test_conv_case c;
         if (!test_case_init(&c, &p, k % 2, 1000u * (uint64_t)w->id + (uint64_t)k, err,
                             sizeof err)) {
-            fail(w, "%s: %s", text, err);
+            test_failure(&w->log, "%s: %s", text, err);
             continue;
         }
         const convnd_status st = test_case_run(&c, NULL);
         if (st != CONVND_OK)
-            fail(w, "%s: %s (%s)", text, convnd_status_string(st), convnd_last_error());
+            test_failure(&w->log, "%s: %s (%s)", text, convnd_status_string(st),
+                         convnd_last_error());
         else if (!test_case_check(&c, msg, sizeof msg))
-            fail(w, "%s: %s", text, msg);
+            test_failure(&w->log, "%s: %s", text, msg);
         ++w->runs;
         /* an error only this thread produces comes back to this thread */
         convnd_problem bad = c.p;
@@ -70,10 +61,11 @@ static void *conv_worker(void *arg) {
         if (conv_nd(&bad, c.dx, c.dw, c.db, c.dz, c.dy, NULL, 0, NULL, NULL) !=
                 CONVND_ERR_INVALID_ARGUMENT ||
             !strstr(convnd_last_error(), want))
-            fail(w, "thread %d's own error came back as '%s'", w->id, convnd_last_error());
+            test_failure(&w->log, "thread %d's own error came back as '%s'", w->id,
+                         convnd_last_error());
         char name[128];
         if (convnd_plan_name(&c.p, NULL, name, sizeof name) != CONVND_OK)
-            fail(w, "plan name for %s: %s", text, convnd_last_error());
+            test_failure(&w->log, "plan name for %s: %s", text, convnd_last_error());
         test_case_free(&c);
     }
     return NULL;
@@ -85,21 +77,21 @@ static void *plan_worker(void *arg) {
     char err[256], msg[512];
     test_conv_case c;
     if (!test_case_init(&c, w->problem, 0, 77u + (uint64_t)w->id, err, sizeof err)) {
-        fail(w, "%s", err);
+        test_failure(&w->log, "%s", err);
         return NULL;
     }
     size_t ws = 0;
     void *workspace = NULL;
     if (convnd_plan_workspace_size(w->plan, &ws) != CONVND_OK ||
         (ws && convnd_malloc(&workspace, ws) != CONVND_OK)) {
-        fail(w, "workspace: %s", convnd_last_error());
+        test_failure(&w->log, "workspace: %s", convnd_last_error());
         test_case_free(&c);
         return NULL;
     }
     const size_t ybytes = (size_t)c.yd.numel * c.esize;
     unsigned char *expect = malloc(ybytes);
     if (!expect || test_case_run(&c, NULL) != CONVND_OK) {
-        fail(w, "conv_nd: %s", convnd_last_error());
+        test_failure(&w->log, "conv_nd: %s", convnd_last_error());
     } else {
         memcpy(expect, c.hy, ybytes);
         for (int e = 0; e < EXECUTIONS; ++e) {
@@ -110,11 +102,11 @@ static void *plan_worker(void *arg) {
                     convnd_plan_execute(w->plan, c.dx, c.dw, c.db, c.dz, c.dy, workspace, ws, NULL);
             if (st == CONVND_OK) st = convnd_memcpy_d2h(c.hy, c.dy, ybytes);
             if (st != CONVND_OK)
-                fail(w, "execute %d: %s", e, convnd_last_error());
+                test_failure(&w->log, "execute %d: %s", e, convnd_last_error());
             else if (memcmp(c.hy, expect, ybytes) != 0)
-                fail(w, "execute %d: y differs from conv_nd's", e);
+                test_failure(&w->log, "execute %d: y differs from conv_nd's", e);
             else if (!test_case_check(&c, msg, sizeof msg))
-                fail(w, "execute %d: %s", e, msg);
+                test_failure(&w->log, "execute %d: %s", e, msg);
             ++w->runs;
         }
     }
@@ -136,9 +128,9 @@ static int run_threads(const char *scenario, worker *workers, void *(*body)(void
         pthread_join(t[i], NULL);
     for (int i = 0; i < THREADS; ++i) {
         runs += workers[i].runs;
-        if (workers[i].failures) {
+        if (workers[i].log.count) {
             fprintf(stderr, "%s: thread %d: %d failures; first: %s\n", scenario, i,
-                    workers[i].failures, workers[i].first_failure);
+                    workers[i].log.count, workers[i].log.first);
             failed = 1;
         }
     }
