@@ -19,7 +19,9 @@ mkdir -p "$work"
 # Each mutant: id ^ file ^ exact text ^ replacement ^ test filter ^ extra environment.
 # The text must occur exactly once in the file; \n is a newline. Mutants 1 and 2 plant the bugs
 # of kernels/planted_bugs.h (barrier moved below the prefetch; barrier before the C-tile store
-# removed) in the library's own implicit GEMM and transposed kernels.
+# removed) in the library's own implicit GEMM and transposed kernels. Mutant 11 plants a wrong
+# XOR swizzle (a permutation still, so results stay right: only bank conflicts), mutant 12 an
+# A-fragment read that ignores the swizzle the loader wrote with.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 mutants=(
   "1^kernels/igemm_kernel.cuh^#include \"planted_bugs.h\"^#ifndef CONVND_PLANTED_BUG\n#define CONVND_PLANTED_BUG 1\n#endif\n#include \"planted_bugs.h\"^forced_schedules/feature_table^$early"
@@ -32,6 +34,8 @@ mutants=(
   "8^kernels/direct.cu^    const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];\n    const Idx w_c = at.c * (Idx)p.ws[0];^    const Idx x_nc = (int32_t)(at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1]);\n    const Idx w_c = at.c * (Idx)p.ws[0];^extreme_geometry/sparse*^"
   "9^kernels/depthwise_cl.cu^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
   "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^@(depthwise|extreme_geometry)/*^"
+  "11^kernels/smem_tile.cuh^return row * CPR + (c ^ (row & 7));^return row * CPR + (c ^ (row & 3));^smem_swizzle/*^"
+  "12^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
 )
 
 want=("$@")
