@@ -178,12 +178,7 @@ extern "C" convnd_status CONVND_LAUNCHER(wgrad_splitk)(const convnd_launch_args 
     if (splits < 1)
         return convnd_error(CONVND_ERR_INTERNAL, "wgrad_splitk: config %d out of range",
                             (int)a->config);
-    if ((uintptr_t)a->workspace % 4 != 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "wgrad_splitk: workspace=%p is not aligned to its 4-byte f32 partials",
-                            a->workspace);
-    if ((double)a->workspace_bytes < (double)splits * (double)a->params.w_numel * 4.0)
-        return convnd_error(CONVND_ERR_WORKSPACE, "wgrad_splitk: workspace %zu bytes < %lld",
-                            a->workspace_bytes, (long long)(splits * a->params.w_numel * 4));
+    const convnd_status st = CONVND_NS::wgrad_check_partials(a, splits, "wgrad_splitk");
+    if (st != CONVND_OK) return st;
     return CONVND_NS::wgrad_launch(a, splits, "wgrad_splitk");
 }

@@ -6,6 +6,8 @@
 #define CONVND_WGRAD_COMMON_CUH
 
 #include "conv_index.cuh"
+#include "launch_abi.h"
+#include "error.h"
 
 namespace CONVND_NS {
 
@@ -74,6 +76,20 @@ static constexpr int64_t wgrad_max_blocks = 8192;
 __host__ inline dim3 wgrad_grid(int64_t work) {
     int64_t blocks = (work + wgrad_threads - 1) / wgrad_threads;
     return dim3((unsigned)(blocks > wgrad_max_blocks ? wgrad_max_blocks : blocks));
+}
+
+/* The caller's workspace holds `splits` f32 partials of every dw element: aligned and large
+ * enough, or the error (naming who) that a launcher returns before writing anything. */
+__host__ inline convnd_status wgrad_check_partials(const convnd_launch_args *a, int64_t splits,
+                                                   const char *who) {
+    if ((uintptr_t)a->workspace % 4 != 0)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: workspace=%p is not aligned to its 4-byte f32 partials", who,
+                            a->workspace);
+    if ((double)a->workspace_bytes < (double)splits * (double)a->params.w_numel * 4.0)
+        return convnd_error(CONVND_ERR_WORKSPACE, "%s: workspace %zu bytes < %lld", who,
+                            a->workspace_bytes, (long long)(splits * a->params.w_numel * 4));
+    return CONVND_OK;
 }
 
 } // namespace CONVND_NS

@@ -128,14 +128,8 @@ extern "C" convnd_status CONVND_LAUNCHER(wgrad_depthwise)(const convnd_launch_ar
                             (int)a->config);
     if (p.w_numel == 0) return CONVND_OK;
     if (splits > 1) {
-        if ((uintptr_t)a->workspace % 4 != 0)
-            return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                                "wgrad_depthwise: workspace=%p is not aligned to its 4-byte f32 "
-                                "partials",
-                                a->workspace);
-        if ((double)a->workspace_bytes < (double)splits * (double)p.w_numel * 4.0)
-            return convnd_error(CONVND_ERR_WORKSPACE, "wgrad_depthwise: workspace %zu bytes < %lld",
-                                a->workspace_bytes, (long long)(splits * p.w_numel * 4));
+        const convnd_status st = CONVND_NS::wgrad_check_partials(a, splits, "wgrad_depthwise");
+        if (st != CONVND_OK) return st;
     }
     return CONVND_NS::convnd_launch_by_dtype(p.dtype, "wgrad_depthwise", [&](auto t) {
         return CONVND_NS::wgrad_depthwise_typed<typename decltype(t)::type>(a, splits);

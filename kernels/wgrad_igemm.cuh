@@ -193,13 +193,8 @@ __host__ convnd_status wgrad_igemm_launch_tile(const convnd_launch_args *a, int6
     const int64_t splits = convnd_wgrad_igemm_splits(&p, max_splits, BK);
     float *ws = (float *)a->workspace;
     if (splits > 1) {
-        if ((uintptr_t)ws % 4 != 0)
-            return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                                "%s: workspace=%p is not aligned to its 4-byte f32 partials", name,
-                                a->workspace);
-        if ((double)a->workspace_bytes < (double)splits * (double)p.w_numel * 4.0)
-            return convnd_error(CONVND_ERR_WORKSPACE, "%s: workspace %zu bytes < %lld", name,
-                                a->workspace_bytes, (long long)(splits * p.w_numel * 4));
+        const convnd_status st = wgrad_check_partials(a, splits, name);
+        if (st != CONVND_OK) return st;
     }
     const int64_t NC = p.cin_g * p.k[0] * p.k[1] * p.k[2];
     const dim3 grid((unsigned)((NC + BN - 1) / BN), (unsigned)((p.cout_g + BM - 1) / BM),

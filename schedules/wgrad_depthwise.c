@@ -26,17 +26,15 @@ static int64_t channel_tile(const convnd_conv_params *c) {
     return c->xs[1] == 1 && c->ys[1] == 1 ? 32 : 1;
 }
 
-static int32_t depthwise_supports(const convnd_problem *p, int32_t config, char *reason,
-                                  size_t reason_len) {
+static int32_t depthwise_supports(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t config, char *reason, size_t reason_len) {
     if (p->mode != CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "wgrad_depthwise: mode=%s, wgrad only",
                              convnd_mode_name(p->mode));
     if (config < 0 || config >= DEPTHWISE_CONFIGS)
         return convnd_refuse(reason, reason_len, "wgrad_depthwise: config %d out of range",
                              (int)config);
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "wgrad_depthwise: invalid problem");
+    const convnd_conv_params c = *params;
     if (c.cin_g != 1)
         return convnd_refuse(reason, reason_len,
                              "wgrad_depthwise: C_in/groups=%lld, depthwise only (one input "
@@ -55,18 +53,21 @@ static int32_t depthwise_supports(const convnd_problem *p, int32_t config, char 
     return 1;
 }
 
-static size_t depthwise_workspace(const convnd_problem *p, int32_t config) {
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK) return SIZE_MAX;
+static size_t depthwise_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t config) {
+    (void)p;
+    const convnd_conv_params c = *params;
     const int64_t splits = convnd_wgrad_depthwise_splits(&c, config);
     if (splits <= 1) return 0;
     const double bytes = (double)splits * (double)c.w_numel * 4.0;
     return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
 }
 
-static int32_t depthwise_worth_routing(const convnd_problem *p, int32_t config) {
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK || c.cin_g != 1) return 0;
+static int32_t depthwise_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                       int32_t config) {
+    (void)p;
+    const convnd_conv_params c = *params;
+    if (c.cin_g != 1) return 0;
     const double blocks = (double)((c.C_out + channel_tile(&c) - 1) / channel_tile(&c));
     const int64_t R = c.N * c.out[0] * c.out[1] * c.out[2];
     int32_t pick = -1, longest = 0;

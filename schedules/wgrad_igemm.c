@@ -56,16 +56,14 @@ static void grid_of(const convnd_conv_params *c, const wgrad_igemm_config *f, in
 }
 
 static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes, int32_t count,
-                              const convnd_problem *p, int32_t config, char *reason,
-                              size_t reason_len) {
+                              const convnd_problem *p, const convnd_conv_params *params,
+                              int32_t config, char *reason, size_t reason_len) {
     if (p->mode != CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "%s: mode=%s, wgrad only", name,
                              convnd_mode_name(p->mode));
     if (config < 0 || config >= count)
         return convnd_refuse(reason, reason_len, "%s: config %d out of range", name, (int)config);
-    convnd_conv_params c;
-    if (convnd_params_from_problem(p, &c) != CONVND_OK)
-        return convnd_refuse(reason, reason_len, "%s: invalid problem", name);
+    const convnd_conv_params c = *params;
     int64_t g[3];
     grid_of(&c, &shapes[config], g);
     if (g[0] > 0x7fffffff || g[1] > 65535 || g[2] > 65535)
@@ -83,10 +81,9 @@ static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes
 }
 
 static size_t igemm_workspace(const wgrad_igemm_config *shapes, int32_t count,
-                              const convnd_problem *p, int32_t config) {
-    convnd_conv_params c;
-    if (config < 0 || config >= count || convnd_params_from_problem(p, &c) != CONVND_OK)
-        return SIZE_MAX;
+                              const convnd_conv_params *params, int32_t config) {
+    if (config < 0 || config >= count) return SIZE_MAX;
+    const convnd_conv_params c = *params;
     const int64_t splits = convnd_wgrad_igemm_splits(&c, shapes[config].splits, shapes[config].bk);
     if (splits <= 1) return 0;
     const double bytes = (double)splits * (double)c.w_numel * 4.0;
@@ -95,9 +92,9 @@ static size_t igemm_workspace(const wgrad_igemm_config *shapes, int32_t count,
 
 /* The heuristic in the header comment: 1 when config is the pick for p. */
 static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t count,
-                                   const convnd_problem *p, int32_t config) {
-    convnd_conv_params c;
-    if (config < 0 || config >= count || convnd_params_from_problem(p, &c) != CONVND_OK) return 0;
+                                   const convnd_conv_params *params, int32_t config) {
+    if (config < 0 || config >= count) return 0;
+    const convnd_conv_params c = *params;
     const int64_t cols = gemm_columns(&c);
     if (c.cout_g < 16 || cols < 16) return 0;
     const int32_t tile = c.cout_g >= 48 && cols >= 48 ? 64 : 32;
@@ -116,39 +113,48 @@ static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t cou
     return config == (pick >= 0 ? pick : longest);
 }
 
-static int32_t simt_supports(const convnd_problem *p, int32_t config, char *reason,
-                             size_t reason_len) {
-    return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, p, config, reason,
+static int32_t simt_supports(const convnd_problem *p, const convnd_conv_params *params,
+                             int32_t config, char *reason, size_t reason_len) {
+    return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, p, params, config, reason,
                           reason_len);
 }
 
-static int32_t simt_worth_routing(const convnd_problem *p, int32_t config) {
-    return igemm_worth_routing(simt_shapes, SIMT_CONFIGS, p, config);
+static int32_t simt_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t config) {
+    (void)p;
+    return igemm_worth_routing(simt_shapes, SIMT_CONFIGS, params, config);
 }
 
-static size_t simt_workspace(const convnd_problem *p, int32_t config) {
-    return igemm_workspace(simt_shapes, SIMT_CONFIGS, p, config);
+static size_t simt_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                             int32_t config) {
+    (void)p;
+    return igemm_workspace(simt_shapes, SIMT_CONFIGS, params, config);
 }
 
 static convnd_status simt_launch(const convnd_launch_args *a) {
     return CONVND_CALL_LAUNCHER(wgrad_igemm_simt, a);
 }
 
-static int32_t tc_supports(const convnd_problem *p, int32_t config, char *reason,
-                           size_t reason_len) {
+static int32_t tc_supports(const convnd_problem *p, const convnd_conv_params *params,
+                           int32_t config, char *reason, size_t reason_len) {
     if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
         return convnd_refuse(reason, reason_len,
                              "wgrad_igemm_tc: dtype=f32 needs math=allow_tf32 (tensor cores round "
                              "f32 to TF32)");
-    return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, p, config, reason, reason_len);
+    return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, p, params, config, reason,
+                          reason_len);
 }
 
-static int32_t tc_worth_routing(const convnd_problem *p, int32_t config) {
-    return igemm_worth_routing(tc_shapes, TC_CONFIGS, p, config);
+static int32_t tc_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                int32_t config) {
+    (void)p;
+    return igemm_worth_routing(tc_shapes, TC_CONFIGS, params, config);
 }
 
-static size_t tc_workspace(const convnd_problem *p, int32_t config) {
-    return igemm_workspace(tc_shapes, TC_CONFIGS, p, config);
+static size_t tc_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                           int32_t config) {
+    (void)p;
+    return igemm_workspace(tc_shapes, TC_CONFIGS, params, config);
 }
 
 static convnd_status tc_launch(const convnd_launch_args *a) {

@@ -176,6 +176,33 @@ Test(bench_validate, backward_rows_validate) {
     }
 }
 
+/* The implicit-GEMM and depthwise wgrad schedules as bench candidates: each row validated on the
+ * emulated device where the schedule supports it, skipped (with its reason) where not. */
+Test(bench_validate, wgrad_schedule_rows_validate) {
+    struct {
+        const char *row;
+        int ok[3]; /* wgrad_igemm_tc, wgrad_igemm_simt, wgrad_depthwise */
+    } rows_text[] = {
+        {"wi,test,wgrad,2,16,24,1,9x8,3x3,1x1,1x1,1x1,1x1,bf16,cl", {1, 1, 0}},
+        {"wd,test,wgrad,2,8,8,8,40x9,3x3,2x1,1x1,1x1,1x1,f16,cl", {1, 1, 1}},
+        {"wf,test,wgrad,1,8,16,2,12,4,1,1,3,0,f32,cf", {0, 1, 0}},
+    };
+    const bench_candidate cands[3] = {
+        make_candidate("wgrad_igemm_tc", "wgrad_igemm_tc:32x32x32_s8", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_igemm_simt", "wgrad_igemm_simt:32x32x8_s8", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_depthwise", "wgrad_depthwise:s16", &bench_convnd_ops, NULL)};
+    const bench_config cfg = small_config();
+    for (size_t r = 0; r < sizeof rows_text / sizeof rows_text[0]; ++r) {
+        const bench_problem bp = problem(rows_text[r].row);
+        bench_row rows[3];
+        bench_run_problem(&bp, cands, 3, &cfg, rows);
+        for (int i = 0; i < 3; ++i)
+            cr_expect_eq(rows[i].status, rows_text[r].ok[i] ? BENCH_OK : BENCH_SKIPPED,
+                         "%s %s: status %d, %s", bp.name, rows[i].candidate, (int)rows[i].status,
+                         rows[i].note);
+    }
+}
+
 Test(bench_validate, the_candidate_list) {
     bench_candidate c[64];
     int32_t n = 0;
