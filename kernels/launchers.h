@@ -27,6 +27,9 @@ CONVND_DECLARE_LAUNCHER(convT_simt);
 CONVND_DECLARE_LAUNCHER(hopper_igemm); /* sm_90a image only (kernels/CMakeLists.txt) */
 CONVND_DECLARE_LAUNCHER(wgrad_direct);
 CONVND_DECLARE_LAUNCHER(wgrad_splitk);
+CONVND_DECLARE_LAUNCHER(wgrad_igemm_simt);
+CONVND_DECLARE_LAUNCHER(wgrad_igemm_tc);
+CONVND_DECLARE_LAUNCHER(wgrad_depthwise);
 
 #ifdef __cplusplus
 }

@@ -11,12 +11,20 @@
 /* implicit GEMM: the barrier between the last math and the C-tile store (which reuses the stage
  * buffers) removed */
 #define CONVND_PLANT_NO_BARRIER_BEFORE_C_STORE 2
+/* wgrad split-K: the partials added into one f32 per dw element with atomics, in the order they
+ * arrive, instead of written apart and summed in a fixed order (an order-dependent result) */
+#define CONVND_PLANT_WGRAD_ARRIVAL_ORDER 3
+/* implicit-GEMM wgrad main loop: the barrier after the math removed, so the next k-tile's loads
+ * refill the stage other threads are still reading (write-after-read) */
+#define CONVND_PLANT_WGRAD_IGEMM_NO_STAGE_BARRIER 4
+/* depthwise wgrad: the barriers between the steps of the lanes' reduction tree removed */
+#define CONVND_PLANT_WGRAD_DEPTHWISE_NO_TREE_BARRIER 5
 /* hopper_igemm consumers: the stage whose wgmma is still in flight released (empty mbarrier)
  * instead of the previous one, whose wait_group just completed */
-#define CONVND_PLANT_HOPPER_RELEASE_IN_FLIGHT 3
+#define CONVND_PLANT_HOPPER_RELEASE_IN_FLIGHT 6
 /* hopper_igemm consumers: the wait on a stage's full mbarrier dropped (read before the TMA
  * load has landed) */
-#define CONVND_PLANT_HOPPER_NO_FULL_WAIT 4
+#define CONVND_PLANT_HOPPER_NO_FULL_WAIT 7
 
 #ifndef CONVND_PLANTED_BUG
 #define CONVND_PLANTED_BUG CONVND_PLANT_NONE

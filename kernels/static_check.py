@@ -39,6 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
 INCLUDES = ["include", "core", "device", "kernels"]
 ARCH = "sm_90"
+# warnings are errors, as in the CMake build (CONVND_WARNINGS_CUDA): nvcc's front end and ptxas
+NVCC_WERROR = ["--Werror", "all-warnings", "-Xptxas", "-Werror"]
 MAX_SMEM = 232448  # 227 KiB, an sm_90 block's limit
 TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
 
@@ -154,9 +156,14 @@ def dynamic_smem(demangled):
         return 0
     size = 4 if m.group(1) == "float" else 2
     bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
-    ld = bk + 16 // size
-    pipe = stages * (bm + bn) * ld * size
-    c = 0 if re.search(r"_tc_mma", demangled) else bm * (bn + 4) * 4  # tc: register epilogue
+    tc = re.search(r"_tc_mma", demangled)
+    # 16-bit tensor-core tiles: XOR-swizzled rows; TF32 and CUDA cores: rows padded by 16 bytes
+    pad = 0 if tc and size == 2 else 16 // size
+    a = bm * (bk + pad)
+    b = bk * (bn + pad) if demangled.startswith("convT_kernel") or "convT_kernel<" in demangled \
+        else bn * (bk + pad)  # the transposed kernels' B tile is k-major
+    pipe = stages * (a + b) * size
+    c = 0 if tc else bm * (bn + 4) * 4  # tc: register epilogue
     return (max(pipe, c) + 127) // 128 * 128 + bm * 4
 
 
@@ -172,7 +179,7 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     # the Hopper tier is its own sm_90a image (wgmma, setmaxnreg): kernels/static_check_hopper.py
     arch = "sm_90a" if base.startswith("hopper_") else ARCH
     cmd = [nvcc, "-cubin", f"-arch={arch}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
-           "-DNDEBUG", "-Xptxas", "-v", "-o", cubin, cu]
+           "-DNDEBUG", *NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
     for inc in INCLUDES:
         cmd[1:1] = ["-I", os.path.join(ROOT, inc)]
     r = subprocess.run(cmd, capture_output=True, text=True)

@@ -37,7 +37,7 @@ SERIALIZED = re.compile(r"C7514|wgmma\.mma_async instructions are serialized")
 KERNEL = re.compile(r"hopper_igemm_kernel<[^,]+, (\d+), (\d+), \d+>")
 # 16-bit outputs leave the accumulators through stmatrix (STSM); f32 (TF32 math) cannot
 STSM = re.compile(r"\bSTSM\b")
-SIXTEEN_BIT = re.compile(r"hopper_igemm_kernel<(convnd_half|convnd_bf16)\b")
+SIXTEEN_BIT = re.compile(r"hopper_igemm_kernel<(__half|__nv_bfloat16|convnd_half|convnd_bf16)\b")
 
 # The model (per SM and clock, H100/H200 SXM): dense 16-bit wgmma 4096 FLOP/clk; shared memory
 # 128 bytes/clk. Per k16 step of a BM x BN tile (2 consumer warpgroups of 64 rows): each
@@ -72,14 +72,15 @@ def sass_by_kernel(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keep", help="keep the cubins in this folder")
+    ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/hopper_*.cu)")
     args = ap.parse_args()
     nvcc = sc.find_tool("nvcc")
     if not nvcc:
         print("static_check_hopper: nvcc not found", file=sys.stderr)
         return 2
     cuobjdump, nvdisasm_dir = sc.sass_tools()
-    files = sorted(os.path.join(sc.KERNELS, f) for f in os.listdir(sc.KERNELS)
-                   if f.startswith("hopper_") and f.endswith(".cu"))
+    files = args.files or sorted(os.path.join(sc.KERNELS, f) for f in os.listdir(sc.KERNELS)
+                                 if f.startswith("hopper_") and f.endswith(".cu"))
     workdir = args.keep or tempfile.mkdtemp(prefix="convnd-static-check-hopper-")
     os.makedirs(workdir, exist_ok=True)
     failures, rows = [], []

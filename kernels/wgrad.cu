@@ -16,16 +16,10 @@
 #include "launchers.h"
 #include "error.h"
 #include "wgrad_split.h"
+#include "planted_bugs.h"
+#include "wgrad_common.cuh"
 
 namespace CONVND_NS {
-
-/* First reduction position of chunk j when R positions are cut into `splits` chunks whose sizes
- * differ by at most one (the first R mod splits chunks take one more). */
-__host__ __device__ __forceinline__ int64_t wgrad_chunk_begin(int64_t R, int64_t splits,
-                                                              int64_t j) {
-    const int64_t q = R / splits, rem = R % splits;
-    return j * q + (j < rem ? j : rem);
-}
 
 /* floor(a / b) for b > 0 and any sign of a. */
 template <typename Idx> __device__ __forceinline__ Idx wgrad_floor_div(Idx a, Idx b) {
@@ -43,32 +37,6 @@ __device__ __forceinline__ void wgrad_valid_outputs(const convnd_conv_params &p,
     hi = wgrad_floor_div<Idx>((Idx)p.in[t] - 1 + base, S) + 1;
     if (lo < 0) lo = 0;
     if (hi > (Idx)p.out[t]) hi = (Idx)p.out[t];
-}
-
-/* A dw element: logical (co, cl, k0, k1, k2) and its offset in dw (and z). */
-template <typename Idx> struct wgrad_elem { Idx co, cl, k[3], off; };
-
-/* Splits a linear number into a dw element, enumerating dw in its memory order (cl innermost
- * when w is channels-last) so that consecutive threads store to consecutive addresses. */
-template <typename Idx>
-__device__ __forceinline__ wgrad_elem<Idx> wgrad_element(const convnd_conv_params &p, Idx linear) {
-    wgrad_elem<Idx> e;
-    const Idx CL = (Idx)p.cin_g;
-    if (p.w_cl) {
-        e.cl = linear % CL;
-        linear /= CL;
-    }
-    for (int t = 2; t >= 0; --t) {
-        e.k[t] = linear % (Idx)p.k[t];
-        linear /= (Idx)p.k[t];
-    }
-    if (!p.w_cl) {
-        e.cl = linear % CL;
-        linear /= CL;
-    }
-    e.co = linear;
-    e.off = conv_offset<Idx>(p.ws, e.co, e.cl, e.k[0], e.k[1], e.k[2]);
-    return e;
 }
 
 /* Sum over the reduction positions r in [r_begin, r_end), r numbering (n, o0, o1, o2) row-major,
@@ -143,34 +111,21 @@ __global__ void wgrad_partial_kernel(const convnd_conv_params p, const T *__rest
         const wgrad_elem<Idx> e = wgrad_element<Idx>(p, el);
         const Idx r0 = (Idx)wgrad_chunk_begin((int64_t)R, splits, (int64_t)j);
         const Idx r1 = (Idx)wgrad_chunk_begin((int64_t)R, splits, (int64_t)j + 1);
+#if CONVND_PLANTED_BUG == CONVND_PLANT_WGRAD_ARRIVAL_ORDER
+        atomicAdd(&ws[el], wgrad_partial<T, Idx>(p, x, dy, e, r0, r1));
+#else
         ws[linear] = wgrad_partial<T, Idx>(p, x, dy, e, r0, r1);
+#endif
     }
 }
 
-/* dw[e] = epilogue(sum_j ws[j * w_numel + e]), j ascending: the fixed order. */
-template <typename T, typename Idx>
-__global__ void wgrad_reduce_kernel(const convnd_conv_params p, int64_t splits,
-                                    const float *__restrict__ ws, const T *z, T *dw) {
-    const Idx W = (Idx)p.w_numel;
-    const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
-    for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < W;
-         linear += step) {
-        const wgrad_elem<Idx> e = wgrad_element<Idx>(p, linear);
-        float acc = 0.0f;
-        for (int64_t j = 0; j < splits; ++j)
-            acc += ws[j * (int64_t)W + (int64_t)linear];
-        conv_finish<T, Idx>(p, acc, (const T *)nullptr, z, dw, e.co, e.off);
-    }
+#if CONVND_PLANTED_BUG == CONVND_PLANT_WGRAD_ARRIVAL_ORDER
+__global__ void wgrad_planted_zero_kernel(float *ws, int64_t n) {
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        ws[i] = 0.0f;
 }
-
-static const int wgrad_threads = 256;
-/* Enough blocks to fill an H200 many times over; beyond that the grid-stride loops take over. */
-static const int64_t wgrad_max_blocks = 8192;
-
-static dim3 wgrad_grid(int64_t work) {
-    int64_t blocks = (work + wgrad_threads - 1) / wgrad_threads;
-    return dim3((unsigned)(blocks > wgrad_max_blocks ? wgrad_max_blocks : blocks));
-}
+#endif
 
 template <typename T, typename Idx>
 static convnd_status wgrad_launch_typed(const convnd_launch_args *a, int64_t splits) {
@@ -181,12 +136,20 @@ static convnd_status wgrad_launch_typed(const convnd_launch_args *a, int64_t spl
         return convnd_launch(&wgrad_direct_kernel<T, Idx>, wgrad_grid(p.w_numel),
                              dim3(wgrad_threads), 0, a->stream, p, x, dy, z, dw);
     float *ws = (float *)a->workspace;
+#if CONVND_PLANTED_BUG == CONVND_PLANT_WGRAD_ARRIVAL_ORDER
+    if (convnd_launch(&wgrad_planted_zero_kernel, wgrad_grid(p.w_numel), dim3(wgrad_threads), 0,
+                      a->stream, ws, (int64_t)p.w_numel) != CONVND_OK)
+        return CONVND_ERR_DEVICE;
+    const int64_t reduce_splits = 1; /* every partial went into the first slot */
+#else
+    const int64_t reduce_splits = splits;
+#endif
     const convnd_status st =
         convnd_launch(&wgrad_partial_kernel<T, Idx>, wgrad_grid(p.w_numel * splits),
                       dim3(wgrad_threads), 0, a->stream, p, x, dy, splits, ws);
     if (st != CONVND_OK) return st;
     return convnd_launch(&wgrad_reduce_kernel<T, Idx>, wgrad_grid(p.w_numel), dim3(wgrad_threads),
-                         0, a->stream, p, splits, (const float *)ws, z, dw);
+                         0, a->stream, p, reduce_splits, (const float *)ws, z, dw);
 }
 
 static convnd_status wgrad_launch(const convnd_launch_args *a, int64_t splits, const char *who) {

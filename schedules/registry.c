@@ -21,9 +21,12 @@ const convnd_schedule *const convnd_schedule_table[] = {
     &convnd_schedule_igemm_simt,
     &convnd_schedule_convT_tc, /* transposed: phase-decomposed implicit GEMM */
     &convnd_schedule_convT_simt,
-    &convnd_schedule_wgrad_splitk,  /* wgrad: few dw elements, long reduction */
-    &convnd_schedule_wgrad_direct,  /* wgrad: the fallback */
-    &convnd_schedule_cublas_im2col, /* never worth routing: a reference, forced only */
+    &convnd_schedule_wgrad_depthwise,  /* wgrad: one input channel per group */
+    &convnd_schedule_wgrad_igemm_tc,   /* wgrad: GEMM-shaped, f16/bf16 (TF32 when allowed) */
+    &convnd_schedule_wgrad_igemm_simt, /* wgrad: GEMM-shaped, exact f32 */
+    &convnd_schedule_wgrad_splitk,     /* wgrad: few dw elements, long reduction */
+    &convnd_schedule_wgrad_direct,     /* wgrad: the fallback */
+    &convnd_schedule_cublas_im2col,    /* never worth routing: a reference, forced only */
     &convnd_schedule_direct,
 };
 const int32_t convnd_schedule_table_size =

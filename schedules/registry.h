@@ -24,6 +24,9 @@ extern const convnd_schedule convnd_schedule_tiled_direct;
 extern const convnd_schedule convnd_schedule_cublas_im2col;
 extern const convnd_schedule convnd_schedule_convT_tc;
 extern const convnd_schedule convnd_schedule_convT_simt;
+extern const convnd_schedule convnd_schedule_wgrad_depthwise;
+extern const convnd_schedule convnd_schedule_wgrad_igemm_tc;
+extern const convnd_schedule convnd_schedule_wgrad_igemm_simt;
 extern const convnd_schedule convnd_schedule_wgrad_splitk;
 extern const convnd_schedule convnd_schedule_wgrad_direct;
 

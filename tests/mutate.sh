@@ -20,7 +20,9 @@ mkdir -p "$work"
 # The text must occur exactly once in the file; \n is a newline. Mutants 1 and 2 plant the bugs
 # of kernels/planted_bugs.h (barrier moved below the prefetch; barrier before the C-tile store
 # removed) in the library's own implicit GEMM and transposed kernels. Mutants 6 and 9 are in the
-# staged-rows skeleton that depthwise_cl and grouped share.
+# staged-rows skeleton that depthwise_cl and grouped share. Mutant 14 plants a wrong XOR swizzle
+# (a permutation still, so results stay right: only bank conflicts), mutant 15 an A-fragment read
+# that ignores the swizzle the loader wrote with.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -37,6 +39,8 @@ mutants=(
   "11^kernels/depthwise_cl.cu^    if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^    if (i2 < 0 || i2 > (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^depthwise/*^"
   "12^kernels/depthwise_cl.cu^    return *reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base);^    return *reinterpret_cast<const uint4 *>(xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base);^extreme_geometry/sparse*^"
   "13^kernels/hopper_igemm.cu^            convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */^            convnd_wgmma_wait_group<2>();^hopper_igemm/domain*^$early_tma"
+  "14^kernels/smem_tile.cuh^return row * CPR + (c ^ (row & 7));^return row * CPR + (c ^ (row & 3));^smem_swizzle/*^"
+  "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
 )
 
 want=("$@")

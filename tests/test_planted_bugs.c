@@ -16,6 +16,7 @@
 #include "test_conv_case.h"
 #include "test_problem_text.h"
 #include "test_schedule_runs.h"
+#include "test_wgrad_case.h"
 
 TestSuite(planted_bugs, .timeout = 600);
 
@@ -160,6 +161,71 @@ Test(planted_bugs, missing_barrier_before_the_c_store_is_caught) {
                   "igemm_simt, no barrier before the C store", simt_catching, 2);
     expect_control(convnd_planted_c_store_igemm_tc_f16, 0, tc_problem,
                    "igemm_tc f16 (register epilogue), C-store plant");
+}
+
+/* wgrad split-K adding its partials in arrival order (atomics): the determinism check sees the
+ * bits change between thread orders; the unplanted launcher passes the same check. */
+convnd_status convnd_planted_arrival_wgrad_splitk(const convnd_launch_args *a);
+
+Test(planted_bugs, wgrad_partials_in_arrival_order_are_caught) {
+    convnd_problem p = test_parse_valid(test_wgrad_determinism_problems[0]);
+    char msg[512] = "";
+    test_wgrad_case c;
+    cr_assert(test_wgrad_init(&c, &p, 0, 7, msg, sizeof msg), "%s", msg);
+    cr_expect(test_wgrad_bit_identical(&c, "wgrad_splitk:s32", NULL, msg, sizeof msg),
+              "the control (fixed-order split-K): %s", msg);
+    const int same = test_wgrad_bit_identical(&c, "wgrad_splitk:s32",
+                                              convnd_planted_arrival_wgrad_splitk, msg, sizeof msg);
+    cr_log_info("planted arrival-order split-K: %s", same ? "bit-identical (not caught)" : msg);
+    cr_expect(!same, "split-K in arrival order not caught by the determinism check");
+    test_wgrad_free(&c);
+}
+
+/* The implicit-GEMM wgrad without the barrier after each k-tile's math: the next k-tile's loads
+ * overwrite a stage other threads still read. The library's own build (conv_nd with the same
+ * spec) passes in every mode; the planted one is wrong in at least one. */
+convnd_status convnd_planted_stage_wgrad_igemm_simt(const convnd_launch_args *a);
+convnd_status convnd_planted_stage_wgrad_igemm_tc(const convnd_launch_args *a);
+convnd_status convnd_planted_tree_wgrad_depthwise(const convnd_launch_args *a);
+
+static void expect_wgrad_race_caught(const char *problem, const char *spec,
+                                     test_wgrad_launcher planted) {
+    convnd_problem p = test_parse_valid(problem);
+    char msg[512] = "";
+    test_wgrad_case c;
+    cr_assert(test_wgrad_init(&c, &p, 0, 11, msg, sizeof msg), "%s", msg);
+    int caught = 0;
+    for (int i = 0; i < EVERY_MODE; ++i) {
+        convnd_emu_set_order(every_mode[i].order, every_mode[i].seed);
+        convnd_emu_set_copies(every_mode[i].copies, every_mode[i].seed);
+        cr_expect_eq(test_wgrad_run(&c, spec), CONVND_OK, "%s", convnd_last_error());
+        cr_expect(test_wgrad_check(&c, msg, sizeof msg), "%s without a planted bug, %s: %s", spec,
+                  every_mode[i].name, msg);
+        const convnd_status st = test_wgrad_launch(&c, spec, planted);
+        const int ok = st == CONVND_OK && test_wgrad_check(&c, msg, sizeof msg);
+        cr_log_info("%s, no stage barrier, %s: %s", spec, every_mode[i].name,
+                    ok ? "passes (not caught)" : msg);
+        caught += !ok;
+    }
+    cr_expect(caught > 0, "%s without the stage barrier: not caught in any of the %d modes", spec,
+              EVERY_MODE);
+    test_wgrad_free(&c);
+}
+
+Test(planted_bugs, wgrad_igemm_missing_stage_barrier_is_caught) {
+    expect_wgrad_race_caught("wg 2d N=2 Ci=8 Co=16 I=8,8 K=3 P0=1 P1=1",
+                             "wgrad_igemm_simt:32x32x8_s1", convnd_planted_stage_wgrad_igemm_simt);
+    expect_wgrad_race_caught("wg 2d N=2 Ci=8 Co=16 I=8,8 K=3 P0=1 P1=1 f16",
+                             "wgrad_igemm_tc:64x64x32_s1", convnd_planted_stage_wgrad_igemm_tc);
+}
+
+/* The depthwise wgrad without the barriers of its lanes' reduction tree (channels-first: 256
+ * reduction lanes, 8 tree steps; channels-last: 8 lanes of 32 channels, 3 steps). */
+Test(planted_bugs, wgrad_depthwise_missing_tree_barrier_is_caught) {
+    expect_wgrad_race_caught("wg 1d N=2 Ci=4 Co=4 g=4 I=300 K=3 P0=1 P1=1", "wgrad_depthwise:s1",
+                             convnd_planted_tree_wgrad_depthwise);
+    expect_wgrad_race_caught("wg 1d N=2 Ci=40 Co=40 g=40 I=300 K=4 P0=3 P1=0 x=cl y=cl w=cl",
+                             "wgrad_depthwise:s16", convnd_planted_tree_wgrad_depthwise);
 }
 
 /* The Hopper tier's TMA loads follow the same mode (device/emu_tma.c): late, a load lands when

@@ -18,16 +18,21 @@
 #include "test_schedule_runs.h"
 #include "test_wgrad_case.h"
 
-#define MAX_WGRAD_CONFIGS 16
+#define MAX_WGRAD_CONFIGS 32
 static test_schedule_config wgrad_configs[MAX_WGRAD_CONFIGS];
 
 static size_t list_wgrad_configs(void) {
-    return test_list_schedule_configs("wgrad_", wgrad_configs, MAX_WGRAD_CONFIGS);
+    const size_t n = test_list_schedule_configs("wgrad_", wgrad_configs, MAX_WGRAD_CONFIGS);
+    if (n >= MAX_WGRAD_CONFIGS) { /* a full list may have dropped configurations */
+        fprintf(stderr, "test_wgrad: more than %d wgrad configurations\n", MAX_WGRAD_CONFIGS - 1);
+        abort();
+    }
+    return n;
 }
 
 /* Geometry of every family: dense 1/2/3-D, stride, dilation, asymmetric and negative padding,
  * groups, depthwise (incl. causal 1-D), channels-last, tiny and empty reductions. */
-static const test_case_text wgrad_cases[] = {
+static const test_case_text dense_cases[] = {
     {"dense_1d", "wg 1d N=2 Ci=3 Co=4 I=11 K=3 P0=1 P1=1", 0},
     {"dense_2d_stride", "wg 2d N=2 Ci=4 Co=5 I=9,8 K=3,2 S=2,3 P0=1,0 P1=1,2", 0},
     {"dense_3d_dilated", "wg 3d N=1 Ci=2 Co=3 I=5,6,7 K=2,3,2 D=2,1,3 P0=1 P1=0", 0},
@@ -43,7 +48,36 @@ static const test_case_text wgrad_cases[] = {
     {"accumulate_out_of_place", "wg 1d N=2 Ci=2 Co=2 I=9 K=3 z alpha=2 beta=-0.5", 0},
     {"empty_batch", "wg 1d N=0 Ci=2 Co=3 I=9 K=3 z beta=1", 1},
 };
-static const convnd_dtype wgrad_dtypes[] = {CONVND_F32, CONVND_F16, CONVND_BF16};
+/* Depthwise (one input channel per group): what wgrad_depthwise runs. Channels-last with a
+ * channel count off its 32-channel tile, multiplier, 3-D, stride, negative padding. */
+static const test_case_text depthwise_cases[] = {
+    {"depthwise_2d", "wg 2d N=2 Ci=8 Co=8 g=8 I=9,9 K=5 P0=2 P1=2", 0},
+    {"depthwise_causal_1d", "wg 1d N=1 Ci=6 Co=6 g=6 I=200 K=4 P0=3 P1=0 x=cl y=cl w=cl", 0},
+    {"depthwise_causal_1d_cl40", "wg 1d N=2 Ci=40 Co=40 g=40 I=300 K=4 P0=3 P1=0 x=cl y=cl w=cl",
+     0},
+    {"depthwise_multiplier", "wg 1d N=2 Ci=3 Co=6 g=3 I=30 K=3 D=2 P0=2 P1=2", 0},
+    {"depthwise_multiplier_cl", "wg 2d N=2 Ci=4 Co=12 g=4 I=7,9 K=3 S=2 P0=1 P1=1 x=cl y=cl", 0},
+    {"depthwise_3d", "wg 3d N=1 Ci=5 Co=5 g=5 I=4,6,7 K=3,3,3 D=1,2,1 P0=1 P1=1", 0},
+    {"depthwise_negative_pad", "wg 2d N=1 Ci=4 Co=4 g=4 I=10,9 K=3 S=1,2 P0=-1,1 P1=2,-1", 0},
+    {"depthwise_many_taps", "wg 2d N=1 Ci=3 Co=3 g=3 I=12,12 K=7 P0=3 P1=3 x=cl y=cl w=cl", 0},
+    {"depthwise_accumulate", "wg 2d N=2 Ci=6 Co=6 g=6 I=6,5 K=3 P0=1 P1=1 z alpha=0.5 beta=1", 1},
+    {"depthwise_empty_batch", "wg 1d N=0 Ci=4 Co=4 g=4 I=9 K=3 z beta=1", 1},
+};
+
+/* Every dtype in default math; a tensor-core schedule ("*_tc") f16, bf16 and f32 with TF32. */
+static const test_numerics wgrad_numerics[] = {
+    {CONVND_F32, CONVND_MATH_DEFAULT},
+    {CONVND_F16, CONVND_MATH_DEFAULT},
+    {CONVND_BF16, CONVND_MATH_DEFAULT},
+};
+
+static const test_numerics *wgrad_numerics_of(test_schedule_config sc, size_t *count) {
+    const char *name = convnd_schedule_table[sc.schedule]->name;
+    const size_t n = strlen(name);
+    if (n >= 3 && strcmp(name + n - 3, "_tc") == 0) return test_numerics_of(sc, count);
+    *count = sizeof wgrad_numerics / sizeof wgrad_numerics[0];
+    return wgrad_numerics;
+}
 
 static void run_wgrad_case(const char *spec, const convnd_problem *p, const char *id,
                            int z_in_place) {
@@ -73,51 +107,55 @@ ParameterizedTestParameters(wgrad, forced_schedule_table) {
 ParameterizedTest(test_schedule_config *sc, wgrad, forced_schedule_table) {
     char spec[128];
     test_schedule_spec(*sc, spec, sizeof spec);
-    for (size_t i = 0; i < sizeof wgrad_cases / sizeof wgrad_cases[0]; ++i)
-        for (size_t d = 0; d < sizeof wgrad_dtypes / sizeof wgrad_dtypes[0]; ++d) {
-            convnd_problem p = test_parse_valid(wgrad_cases[i].problem);
-            p.dtype = wgrad_dtypes[d];
-            run_wgrad_case(spec, &p, wgrad_cases[i].id, wgrad_cases[i].z_in_place);
+    cr_log_info("%s", spec);
+    size_t nnum = 0;
+    const test_numerics *num = wgrad_numerics_of(*sc, &nnum);
+    /* wgrad_depthwise runs depthwise problems only (refusing others is asserted below) */
+    const int depthwise = strcmp(convnd_schedule_table[sc->schedule]->name, "wgrad_depthwise") == 0;
+    const test_case_text *cases = depthwise ? depthwise_cases : dense_cases;
+    const size_t count = depthwise ? sizeof depthwise_cases / sizeof depthwise_cases[0]
+                                   : sizeof dense_cases / sizeof dense_cases[0];
+    for (size_t i = 0; i < count; ++i)
+        for (size_t d = 0; d < nnum; ++d) {
+            convnd_problem p = test_parse_valid(cases[i].problem);
+            p.dtype = num[d].dtype;
+            p.math = num[d].math;
+            run_wgrad_case(spec, &p, cases[i].id, cases[i].z_in_place);
         }
 }
 
-/* Split-K's partials are summed in a fixed order: the same bits every run and every order. */
+/* Split-K's partials are summed in a fixed order: the same bits every run and every order (the
+ * check that catches tests/planted/planted_wgrad_arrival_order.cpp). */
 Test(wgrad, splitk_bit_identical_across_runs_and_orders) {
-    const char *specs[] = {"wgrad_splitk:s8", "wgrad_splitk:s32", "wgrad_splitk:s128",
-                           "wgrad_direct"};
-    const char *problems[] = {"wg 1d N=2 Ci=4 Co=4 g=4 I=500 K=4 P0=3 P1=0 x=cl w=cl y=cl",
-                              "wg 2d N=2 Ci=3 Co=5 I=13,11 K=3 S=2 P0=1 P1=1"};
+    const char *specs[] = {"wgrad_splitk:s8",
+                           "wgrad_splitk:s32",
+                           "wgrad_splitk:s128",
+                           "wgrad_direct",
+                           "wgrad_igemm_simt:64x64x8_s1",
+                           "wgrad_igemm_simt:32x32x8_s8",
+                           "wgrad_igemm_simt:32x32x8_s32",
+                           "wgrad_igemm_tc:64x64x32_s8"};
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s)
-        for (size_t q = 0; q < sizeof problems / sizeof problems[0]; ++q) {
-            convnd_problem p = test_parse_valid(problems[q]);
-            char err[256];
+        for (size_t q = 0; q < TEST_WGRAD_DETERMINISM_PROBLEMS; ++q) {
+            convnd_problem p = test_parse_valid(test_wgrad_determinism_problems[q]);
+            if (strstr(specs[s], "_tc:")) p.dtype = CONVND_F16;
+            char err[512];
             test_wgrad_case c;
             cr_assert(test_wgrad_init(&c, &p, 0, 99 + q, err, sizeof err), "%s", err);
-            const size_t bytes = c.esize * (size_t)c.dwd.numel;
-            void *first = malloc(bytes);
-            cr_assert(first);
-            for (int run = 0; run < 2 * test_order_count(); ++run) {
-                test_order_apply(run % test_order_count());
-                cr_assert_eq(test_wgrad_run(&c, specs[s]), CONVND_OK, "%s", convnd_last_error());
-                cr_expect(test_wgrad_check(&c, err, sizeof err), "%s: %s", specs[s], err);
-                if (run == 0)
-                    memcpy(first, c.hdw, bytes);
-                else
-                    cr_expect_eq(memcmp(first, c.hdw, bytes), 0,
-                                 "%s on %s: run %d (order %s) differs bit for bit from run 0",
-                                 specs[s], problems[q], run,
-                                 test_order_name(run % test_order_count()));
-            }
-            test_order_apply(0);
-            free(first);
+            cr_expect(test_wgrad_bit_identical(&c, specs[s], NULL, err, sizeof err), "%s on %s",
+                      err, test_wgrad_determinism_problems[q]);
             test_wgrad_free(&c);
         }
 }
 
 Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
     const char *cases[][2] = {
-        {"wg 1d N=4 Ci=64 Co=64 g=64 I=4096 K=4 P0=3 P1=0 x=cl w=cl y=cl", "wgrad_splitk"},
-        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1", "wgrad_direct"},
+        {"wg 1d N=4 Ci=64 Co=64 g=64 I=4096 K=4 P0=3 P1=0 x=cl w=cl y=cl", "wgrad_depthwise:s64"},
+        {"wg 2d N=8 Ci=512 Co=512 g=512 I=56,56 K=3 P0=1 P1=1", "wgrad_depthwise:s1"},
+        {"wg 1d N=1 Ci=2 Co=3 I=40000 K=3 P0=1 P1=1", "wgrad_splitk"},
+        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1", "wgrad_igemm_simt:64x64x8_s8"},
+        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1 f16", "wgrad_igemm_tc:64x64x32_s1"},
+        {"wg 3d N=1 Ci=32 Co=32 I=16,16,16 K=3 P0=1 P1=1 bf16", "wgrad_igemm_tc:32x32x32_s32"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         convnd_problem p = test_parse_valid(cases[i][0]);
@@ -127,6 +165,22 @@ Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
         cr_expect(strncmp(name, cases[i][1], strlen(cases[i][1])) == 0, "%s planned as %s",
                   cases[i][0], name);
     }
+}
+
+/* The new schedules' refusals name the reason. */
+Test(wgrad, schedules_refuse_with_reasons) {
+    test_expect_refusal("wgrad_depthwise:s1", "wg 2d N=1 Ci=4 Co=4 I=5,5 K=3", CONVND_F32,
+                        CONVND_MATH_DEFAULT, "depthwise only");
+    test_expect_refusal("wgrad_depthwise:s16", "fwd 1d N=1 Ci=4 Co=4 g=4 I=9 K=3", CONVND_F32,
+                        CONVND_MATH_DEFAULT, "wgrad only");
+    test_expect_refusal("wgrad_igemm_tc:64x64x32_s1", "wg 2d N=1 Ci=16 Co=16 I=5,5 K=3", CONVND_F32,
+                        CONVND_MATH_DEFAULT, "math=allow_tf32");
+    test_expect_refusal("wgrad_igemm_simt:64x64x8_s8", "tr 2d N=1 Ci=16 Co=16 I=5,5 K=3",
+                        CONVND_F32, CONVND_MATH_DEFAULT, "wgrad only");
+    /* 4096 groups x 32 chunks along the grid's z */
+    test_expect_refusal("wgrad_igemm_simt:32x32x8_s32",
+                        "wg 1d N=1 Ci=4096 Co=4096 g=4096 I=4096 K=1", CONVND_F32,
+                        CONVND_MATH_DEFAULT, "exceeds the launch limits");
 }
 
 Test(wgrad, validation_names_the_parameter) {

@@ -7,7 +7,15 @@
 #include "test_conv_case.h"
 #include "test_random.h"
 #include "test_tolerance.h"
+#include "test_orders.h"
+#include "registry.h"
+#include "problem_internal.h"
 #include "convnd_ref.h"
+
+const char *const test_wgrad_determinism_problems[TEST_WGRAD_DETERMINISM_PROBLEMS] = {
+    "wg 1d N=2 Ci=4 Co=4 g=4 I=500 K=4 P0=3 P1=0 x=cl w=cl y=cl",
+    "wg 2d N=2 Ci=3 Co=5 I=13,11 K=3 S=2 P0=1 P1=1",
+};
 
 static void *host_alloc(size_t es, int64_t n) {
     return calloc((size_t)(n > 0 ? n : 1), es);
@@ -70,7 +78,8 @@ void test_wgrad_free(test_wgrad_case *c) {
     memset(c, 0, sizeof *c);
 }
 
-convnd_status test_wgrad_run(test_wgrad_case *c, const char *spec) {
+convnd_status test_wgrad_launch(test_wgrad_case *c, const char *spec,
+                                test_wgrad_launcher launcher) {
     const size_t bytes = c->esize * (size_t)(c->dwd.numel > 0 ? c->dwd.numel : 1);
     void *start = malloc(bytes);
     if (!start) return CONVND_ERR_OUT_OF_MEMORY;
@@ -87,11 +96,77 @@ convnd_status test_wgrad_run(test_wgrad_case *c, const char *spec) {
     if (st != CONVND_OK) return st;
     void *ws = ws_bytes ? test_device_upload(CONVND_F32, NULL, (int64_t)(ws_bytes / 4 + 1)) : NULL;
     const void *z = c->z_in_place ? c->ddw : c->dz;
-    st = conv_nd(&c->p, c->dx, c->ddy, NULL, z, c->ddw, ws, ws_bytes, NULL, &opts);
+    if (!launcher) {
+        st = conv_nd(&c->p, c->dx, c->ddy, NULL, z, c->ddw, ws, ws_bytes, NULL, &opts);
+    } else {
+        convnd_launch_args a;
+        memset(&a, 0, sizeof a);
+        int32_t schedule = -1;
+        st = convnd_parse_spec(spec, &schedule, &a.config);
+        if (st == CONVND_OK) st = convnd_params_from_problem(&c->p, &a.params);
+        if (st == CONVND_OK) {
+            if (a.config < 0) a.config = 0;
+            a.problem = &c->p;
+            a.x = c->dx;
+            a.w = c->ddy;
+            a.z = z;
+            a.y = c->ddw;
+            a.workspace = ws;
+            a.workspace_bytes = ws_bytes;
+            a.device = CONVND_DEVICE_EMULATED;
+            st = launcher(&a);
+        }
+    }
     if (st == CONVND_OK) st = convnd_synchronize(NULL);
     if (ws) convnd_free(ws);
     convnd_memcpy_d2h(c->hdw, c->ddw, c->esize * (size_t)c->dwd.numel);
     return st;
+}
+
+convnd_status test_wgrad_run(test_wgrad_case *c, const char *spec) {
+    return test_wgrad_launch(c, spec, NULL);
+}
+
+int test_wgrad_bit_identical(test_wgrad_case *c, const char *spec, test_wgrad_launcher launcher,
+                             char *msg, size_t msg_len) {
+    const size_t bytes = c->esize * (size_t)c->dwd.numel;
+    void *first = malloc(bytes ? bytes : 1);
+    if (!first) {
+        snprintf(msg, msg_len, "out of host memory");
+        return 0;
+    }
+    int ok = 1;
+    for (int run = 0; ok && run < 2 * test_order_count(); ++run) {
+        const int order = run % test_order_count();
+        test_order_apply(order);
+        const convnd_status st = test_wgrad_launch(c, spec, launcher);
+        char why[384] = "";
+        if (st != CONVND_OK) {
+            snprintf(msg, msg_len, "%s run %d (order %s): %s", spec, run, test_order_name(order),
+                     convnd_last_error());
+            ok = 0;
+        } else if (!test_wgrad_check(c, why, sizeof why)) {
+            snprintf(msg, msg_len, "%s run %d (order %s): %s", spec, run, test_order_name(order),
+                     why);
+            ok = 0;
+        } else if (run == 0) {
+            memcpy(first, c->hdw, bytes);
+        } else if (memcmp(first, c->hdw, bytes) != 0) {
+            int64_t i = 0;
+            while (memcmp((char *)first + i * c->esize, (char *)c->hdw + i * c->esize, c->esize) ==
+                   0)
+                ++i;
+            snprintf(msg, msg_len,
+                     "%s run %d (order %s) differs bit for bit from run 0 (order %s): first at dw "
+                     "element %lld, %.9g vs %.9g",
+                     spec, run, test_order_name(order), test_order_name(0), (long long)i,
+                     convnd_ref_load(c->p.dtype, c->hdw, i), convnd_ref_load(c->p.dtype, first, i));
+            ok = 0;
+        }
+    }
+    test_order_apply(0);
+    free(first);
+    return ok;
 }
 
 int test_wgrad_check(const test_wgrad_case *c, char *msg, size_t msg_len) {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "convnd.h"
+#include "launch_abi.h"
 
 typedef struct test_wgrad_case {
     convnd_problem p; /* wgrad mode, y_layout resolved */
@@ -31,6 +32,20 @@ void test_wgrad_free(test_wgrad_case *c);
 /* Poisons dw (or writes dw_prev into it when in place) and a workspace of exactly the size
  * convnd_workspace_size reports for spec (NULL: the planner), runs conv_nd, downloads dw. */
 convnd_status test_wgrad_run(test_wgrad_case *c, const char *spec);
+/* A kernel launcher called directly (a planted-bug build of one, tests/planted/). */
+typedef convnd_status (*test_wgrad_launcher)(const convnd_launch_args *a);
+/* As test_wgrad_run, or with launcher (not NULL) called directly on the emulated device with
+ * spec's configuration and workspace instead of conv_nd. */
+convnd_status test_wgrad_launch(test_wgrad_case *c, const char *spec, test_wgrad_launcher launcher);
+/* The determinism check: runs spec (through launcher when not NULL) twice in every thread order;
+ * 1 when every run is correct and bit-identical to the first, else 0 and msg says where not. */
+int test_wgrad_bit_identical(test_wgrad_case *c, const char *spec, test_wgrad_launcher launcher,
+                             char *msg, size_t msg_len);
 int test_wgrad_check(const test_wgrad_case *c, char *msg, size_t msg_len);
+
+/* The problems the determinism check runs on: a long depthwise causal 1-D reduction (few dw
+ * elements, many partials each) and a strided dense 2-D one. */
+#define TEST_WGRAD_DETERMINISM_PROBLEMS 2
+extern const char *const test_wgrad_determinism_problems[TEST_WGRAD_DETERMINISM_PROBLEMS];
 
 #endif

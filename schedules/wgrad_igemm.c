@@ -1,0 +1,180 @@
+/* Registry entries of the implicit-GEMM weight-gradient schedules (kernels/wgrad_igemm_*.cu,
+ * SPEC §10): per group, dw_g[C_out/g, (C_in/g) * prod(K)] = dy_g * X_g over the reduction
+ * N * prod(O), with deterministic split-K (f32 partials in the workspace, summed in a fixed order).
+ *
+ *   wgrad_igemm_tc    tensor cores (mma.sync): f16, bf16, and f32 when the caller allows TF32
+ *   wgrad_igemm_simt  CUDA cores, exact f32 FMA: every dtype (16-bit inputs staged as f32)
+ *
+ * Configurations (tile x most splits) come from kernels/wgrad_igemm_configs.h; each runs every
+ * WGRAD problem of its dtypes within the grid limits (groups * splits blocks along z).
+ *
+ * Heuristic (worth_routing; the planner takes the first (schedule, config) in registry order
+ * that supports the problem and is worth routing, so the tensor-core rows come first):
+ *   GEMM-shaped only: cout_g >= 16 and (C_in/g) * prod(K) >= 16 — below that (depthwise) most
+ *   of a tile would be idle; wgrad_depthwise, wgrad_splitk or wgrad_direct take those.
+ *   Tile: 64 x 64 when both GEMM sides are >= 48, else 32 x 32.
+ *   Splits: the fewest of the config's counts (1, 8, 32) whose blocks fill two waves of an H200
+ *   (264 blocks), keeping at least 4 k-tiles per chunk; else the most that keeps 4. */
+#include "launchers.h"
+#include "problem_internal.h"
+#include "refuse.h"
+#include "registry.h"
+#include "wgrad_igemm_configs.h"
+#include "wgrad_split.h"
+
+typedef struct wgrad_igemm_config {
+    int32_t bm, bn, bk;
+    int64_t splits; /* at most */
+} wgrad_igemm_config;
+
+#define WGRAD_IGEMM_NAME(name, BM, BN, BK, A, B, SPLITS) #name,
+#define WGRAD_IGEMM_SHAPE(name, BM, BN, BK, A, B, SPLITS) {BM, BN, BK, SPLITS},
+static const char *const simt_names[] = {CONVND_WGRAD_IGEMM_SIMT_CONFIGS(WGRAD_IGEMM_NAME)};
+static const wgrad_igemm_config simt_shapes[] = {
+    CONVND_WGRAD_IGEMM_SIMT_CONFIGS(WGRAD_IGEMM_SHAPE)};
+static const char *const tc_names[] = {CONVND_WGRAD_IGEMM_TC_CONFIGS(WGRAD_IGEMM_NAME)};
+static const wgrad_igemm_config tc_shapes[] = {CONVND_WGRAD_IGEMM_TC_CONFIGS(WGRAD_IGEMM_SHAPE)};
+#undef WGRAD_IGEMM_NAME
+#undef WGRAD_IGEMM_SHAPE
+#define SIMT_CONFIGS ((int32_t)(sizeof simt_shapes / sizeof simt_shapes[0]))
+#define TC_CONFIGS ((int32_t)(sizeof tc_shapes / sizeof tc_shapes[0]))
+
+/* Blocks that fill two waves of an H200's 132 SMs; chunks shorter than 4 k-tiles are not worth
+ * the partials' traffic. */
+static const double two_waves = 264.0;
+static const int64_t min_ktiles_per_split = 4;
+
+static int64_t gemm_columns(const convnd_conv_params *c) {
+    return c->cin_g * c->k[0] * c->k[1] * c->k[2];
+}
+
+/* The grid of config f on c: x (N tiles), y (M tiles), z (groups * splits). */
+static void grid_of(const convnd_conv_params *c, const wgrad_igemm_config *f, int64_t g[3]) {
+    g[0] = (gemm_columns(c) + f->bn - 1) / f->bn;
+    g[1] = (c->cout_g + f->bm - 1) / f->bm;
+    g[2] = c->groups * convnd_wgrad_igemm_splits(c, f->splits, f->bk);
+}
+
+static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes, int32_t count,
+                              const convnd_problem *p, int32_t config, char *reason,
+                              size_t reason_len) {
+    if (p->mode != CONVND_WGRAD)
+        return convnd_refuse(reason, reason_len, "%s: mode=%s, wgrad only", name,
+                             convnd_mode_name(p->mode));
+    if (config < 0 || config >= count)
+        return convnd_refuse(reason, reason_len, "%s: config %d out of range", name, (int)config);
+    convnd_conv_params c;
+    if (convnd_params_from_problem(p, &c) != CONVND_OK)
+        return convnd_refuse(reason, reason_len, "%s: invalid problem", name);
+    int64_t g[3];
+    grid_of(&c, &shapes[config], g);
+    if (g[0] > 0x7fffffff || g[1] > 65535 || g[2] > 65535)
+        return convnd_refuse(reason, reason_len,
+                             "%s: grid %lld x %lld x %lld (groups x splits) exceeds the launch "
+                             "limits (2^31-1, 65535, 65535)",
+                             name, (long long)g[0], (long long)g[1], (long long)g[2]);
+    const int64_t splits = convnd_wgrad_igemm_splits(&c, shapes[config].splits, shapes[config].bk);
+    if (splits > 1 && (double)splits * (double)c.w_numel * 4.0 >= 0x1p62)
+        return convnd_refuse(reason, reason_len,
+                             "%s: the partials (splits x dw elements x 4 bytes) do not fit a "
+                             "workspace",
+                             name);
+    return 1;
+}
+
+static size_t igemm_workspace(const wgrad_igemm_config *shapes, int32_t count,
+                              const convnd_problem *p, int32_t config) {
+    convnd_conv_params c;
+    if (config < 0 || config >= count || convnd_params_from_problem(p, &c) != CONVND_OK)
+        return SIZE_MAX;
+    const int64_t splits = convnd_wgrad_igemm_splits(&c, shapes[config].splits, shapes[config].bk);
+    if (splits <= 1) return 0;
+    const double bytes = (double)splits * (double)c.w_numel * 4.0;
+    return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
+}
+
+/* The heuristic in the header comment: 1 when config is the pick for p. */
+static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t count,
+                                   const convnd_problem *p, int32_t config) {
+    convnd_conv_params c;
+    if (config < 0 || config >= count || convnd_params_from_problem(p, &c) != CONVND_OK) return 0;
+    const int64_t cols = gemm_columns(&c);
+    if (c.cout_g < 16 || cols < 16) return 0;
+    const int32_t tile = c.cout_g >= 48 && cols >= 48 ? 64 : 32;
+    const int64_t R = c.N * c.out[0] * c.out[1] * c.out[2];
+    int32_t pick = -1, longest = -1;
+    for (int32_t i = 0; i < count; ++i) {
+        const wgrad_igemm_config *f = &shapes[i];
+        if (f->bm != tile) continue;
+        const int64_t ktiles = (R + f->bk - 1) / f->bk;
+        if (f->splits > 1 && ktiles < f->splits * min_ktiles_per_split) continue;
+        longest = i; /* configs of a tile are listed by ascending split count */
+        int64_t g[3];
+        grid_of(&c, f, g);
+        if (pick < 0 && (double)g[0] * (double)g[1] * (double)g[2] >= two_waves) pick = i;
+    }
+    return config == (pick >= 0 ? pick : longest);
+}
+
+static int32_t simt_supports(const convnd_problem *p, int32_t config, char *reason,
+                             size_t reason_len) {
+    return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, p, config, reason,
+                          reason_len);
+}
+
+static int32_t simt_worth_routing(const convnd_problem *p, int32_t config) {
+    return igemm_worth_routing(simt_shapes, SIMT_CONFIGS, p, config);
+}
+
+static size_t simt_workspace(const convnd_problem *p, int32_t config) {
+    return igemm_workspace(simt_shapes, SIMT_CONFIGS, p, config);
+}
+
+static convnd_status simt_launch(const convnd_launch_args *a) {
+    return CONVND_CALL_LAUNCHER(wgrad_igemm_simt, a);
+}
+
+static int32_t tc_supports(const convnd_problem *p, int32_t config, char *reason,
+                           size_t reason_len) {
+    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+        return convnd_refuse(reason, reason_len,
+                             "wgrad_igemm_tc: dtype=f32 needs math=allow_tf32 (tensor cores round "
+                             "f32 to TF32)");
+    return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, p, config, reason, reason_len);
+}
+
+static int32_t tc_worth_routing(const convnd_problem *p, int32_t config) {
+    return igemm_worth_routing(tc_shapes, TC_CONFIGS, p, config);
+}
+
+static size_t tc_workspace(const convnd_problem *p, int32_t config) {
+    return igemm_workspace(tc_shapes, TC_CONFIGS, p, config);
+}
+
+static convnd_status tc_launch(const convnd_launch_args *a) {
+    return CONVND_CALL_LAUNCHER(wgrad_igemm_tc, a);
+}
+
+const convnd_schedule convnd_schedule_wgrad_igemm_tc = {
+    .name = "wgrad_igemm_tc",
+    .num_configs = TC_CONFIGS,
+    .config_names = tc_names,
+    .supports = tc_supports,
+    .worth_routing = tc_worth_routing,
+    .workspace_size = tc_workspace,
+    .launch = tc_launch,
+    .min_sm = 80,
+    .arch_needs = "mma.sync m16n8k16 (f16/bf16) and m16n8k8 (TF32), ldmatrix, cp.async: sm_80",
+};
+
+const convnd_schedule convnd_schedule_wgrad_igemm_simt = {
+    .name = "wgrad_igemm_simt",
+    .num_configs = SIMT_CONFIGS,
+    .config_names = simt_names,
+    .supports = simt_supports,
+    .worth_routing = simt_worth_routing,
+    .workspace_size = simt_workspace,
+    .launch = simt_launch,
+    .min_sm = 80,
+    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+};
