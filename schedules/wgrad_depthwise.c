@@ -26,8 +26,9 @@ static int64_t channel_tile(const convnd_conv_params *c) {
     return c->xs[1] == 1 && c->ys[1] == 1 ? 32 : 1;
 }
 
-static int32_t depthwise_supports(const convnd_problem *p, int32_t config, char *reason,
-                                  size_t reason_len) {
+static int32_t depthwise_supports(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t config, char *reason, size_t reason_len) {
+    (void)params;
     if (p->mode != CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "wgrad_depthwise: mode=%s, wgrad only",
                              convnd_mode_name(p->mode));
@@ -55,7 +56,9 @@ static int32_t depthwise_supports(const convnd_problem *p, int32_t config, char 
     return 1;
 }
 
-static size_t depthwise_workspace(const convnd_problem *p, int32_t config) {
+static size_t depthwise_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t config) {
+    (void)params;
     convnd_conv_params c;
     if (convnd_params_from_problem(p, &c) != CONVND_OK) return SIZE_MAX;
     const int64_t splits = convnd_wgrad_depthwise_splits(&c, config);
@@ -64,7 +67,9 @@ static size_t depthwise_workspace(const convnd_problem *p, int32_t config) {
     return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
 }
 
-static int32_t depthwise_worth_routing(const convnd_problem *p, int32_t config) {
+static int32_t depthwise_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                       int32_t config) {
+    (void)params;
     convnd_conv_params c;
     if (convnd_params_from_problem(p, &c) != CONVND_OK || c.cin_g != 1) return 0;
     const double blocks = (double)((c.C_out + channel_tile(&c) - 1) / channel_tile(&c));

@@ -116,17 +116,22 @@ static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t cou
     return config == (pick >= 0 ? pick : longest);
 }
 
-static int32_t simt_supports(const convnd_problem *p, int32_t config, char *reason,
-                             size_t reason_len) {
+static int32_t simt_supports(const convnd_problem *p, const convnd_conv_params *params,
+                             int32_t config, char *reason, size_t reason_len) {
+    (void)params;
     return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, p, config, reason,
                           reason_len);
 }
 
-static int32_t simt_worth_routing(const convnd_problem *p, int32_t config) {
+static int32_t simt_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                  int32_t config) {
+    (void)params;
     return igemm_worth_routing(simt_shapes, SIMT_CONFIGS, p, config);
 }
 
-static size_t simt_workspace(const convnd_problem *p, int32_t config) {
+static size_t simt_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                             int32_t config) {
+    (void)params;
     return igemm_workspace(simt_shapes, SIMT_CONFIGS, p, config);
 }
 
@@ -134,8 +139,9 @@ static convnd_status simt_launch(const convnd_launch_args *a) {
     return CONVND_CALL_LAUNCHER(wgrad_igemm_simt, a);
 }
 
-static int32_t tc_supports(const convnd_problem *p, int32_t config, char *reason,
-                           size_t reason_len) {
+static int32_t tc_supports(const convnd_problem *p, const convnd_conv_params *params,
+                           int32_t config, char *reason, size_t reason_len) {
+    (void)params;
     if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
         return convnd_refuse(reason, reason_len,
                              "wgrad_igemm_tc: dtype=f32 needs math=allow_tf32 (tensor cores round "
@@ -143,11 +149,15 @@ static int32_t tc_supports(const convnd_problem *p, int32_t config, char *reason
     return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, p, config, reason, reason_len);
 }
 
-static int32_t tc_worth_routing(const convnd_problem *p, int32_t config) {
+static int32_t tc_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
+                                int32_t config) {
+    (void)params;
     return igemm_worth_routing(tc_shapes, TC_CONFIGS, p, config);
 }
 
-static size_t tc_workspace(const convnd_problem *p, int32_t config) {
+static size_t tc_workspace(const convnd_problem *p, const convnd_conv_params *params,
+                           int32_t config) {
+    (void)params;
     return igemm_workspace(tc_shapes, TC_CONFIGS, p, config);
 }
 
