@@ -61,7 +61,8 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     convnd_conv_params params;
     convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
     if (st != CONVND_OK) return st;
-    st = convnd_check_pointers(&q, &s, x, w, bias, z, y);
+    const convnd_io io = {x, NULL, w, bias, z, y, NULL};
+    st = convnd_check_io(&q, &s, &io);
     if (st != CONVND_OK) return st;
 
     /* autotune: time on the caller's operands, writing only a scratch y from the workspace's
@@ -85,5 +86,5 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     convnd_plan_t plan;
     st = convnd_plan_init(&plan, &q, &s, &params, opts, tune_on);
     if (st != CONVND_OK) return st;
-    return convnd_plan_launch(&plan, x, w, bias, z, y, workspace, workspace_bytes, stream);
+    return convnd_plan_launch(&plan, &io, workspace, workspace_bytes, stream);
 }
