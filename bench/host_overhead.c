@@ -82,10 +82,13 @@ int bench_host_overhead(const bench_problem *problems, int count, int iterations
             continue;
         }
         host_call c = {.plan = plan};
-        c.x = device_buffer((size_t)(plan->sizes.x_numel * plan->sizes.elem_bytes));
-        c.w = device_buffer((size_t)(plan->sizes.w_numel * plan->sizes.elem_bytes));
-        c.bias = device_buffer((size_t)(plan->sizes.bias_numel * plan->sizes.elem_bytes));
-        c.y = device_buffer((size_t)(plan->sizes.y_numel * plan->sizes.elem_bytes));
+        /* in wgrad mode the second operand is dy (y's shape) and the output dw (w's shape) */
+        const convnd_problem_sizes *s = &plan->sizes;
+        const int wgrad = plan->problem.mode == CONVND_WGRAD;
+        c.x = device_buffer((size_t)(s->x_numel * s->elem_bytes));
+        c.w = device_buffer((size_t)((wgrad ? s->y_numel : s->w_numel) * s->elem_bytes));
+        c.bias = device_buffer((size_t)(s->bias_numel * s->elem_bytes));
+        c.y = device_buffer((size_t)((wgrad ? s->w_numel : s->y_numel) * s->elem_bytes));
         c.workspace_bytes = plan->workspace_bytes;
         c.workspace = plan->workspace_bytes ? device_buffer(plan->workspace_bytes) : NULL;
         c.bare = (convnd_launch_args){.problem = &plan->problem,

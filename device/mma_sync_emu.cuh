@@ -28,21 +28,29 @@ inline uint32_t row_element(void *const *args, uint32_t l, uint32_t c) {
     return v;
 }
 
-template <int NUM, bool TRANS> void ldmatrix_all(void *const *args, uint32_t lanes) {
-    static const char *const name = TRANS ? "ldmatrix.trans" : "ldmatrix";
+/* ldmatrix and stmatrix: lanes 0 .. 8*num-1 address one 16-byte row each, which must lie in the
+ * block's shared memory, 16-byte aligned. row_of(l) is lane l's address. */
+template <class RowOf>
+inline void check_matrix_rows(const char *name, int num, uint32_t lanes, RowOf row_of) {
     require_full_warp(lanes, name);
     const convnd_emu_block *b = convnd_emu_self->block;
     const uintptr_t lo = (uintptr_t)b->smem, hi = lo + b->smem_used;
-    for (uint32_t l = 0; l < 8 * NUM; ++l) {
-        const uintptr_t p = (uintptr_t) static_cast<ldmatrix_arg *>(args[l])->row;
+    for (uint32_t l = 0; l < 8 * (uint32_t)num; ++l) {
+        const uintptr_t p = (uintptr_t)row_of(l);
         if (p < lo || p + 16 > hi)
             convnd_emu_fail("%s.x%d: lane %u's row address %p is not in the block's shared memory "
                             "[%p, %p)",
-                            name, NUM, l, (const void *)p, (const void *)lo, (const void *)hi);
+                            name, num, l, (const void *)p, (const void *)lo, (const void *)hi);
         if (p % 16)
-            convnd_emu_fail("%s.x%d: lane %u's row address %p is not 16-byte aligned", name, NUM, l,
+            convnd_emu_fail("%s.x%d: lane %u's row address %p is not 16-byte aligned", name, num, l,
                             (const void *)p);
     }
+}
+
+template <int NUM, bool TRANS> void ldmatrix_all(void *const *args, uint32_t lanes) {
+    static const char *const name = TRANS ? "ldmatrix.trans" : "ldmatrix";
+    check_matrix_rows(name, NUM, lanes,
+                      [&](uint32_t l) { return static_cast<ldmatrix_arg *>(args[l])->row; });
     /* Lane 4*row + w gets word w of each matrix's row `row` (TRANS: of its column `row`). */
     uint32_t out[CONVND_EMU_WARP][NUM];
     for (uint32_t l = 0; l < CONVND_EMU_WARP; ++l)

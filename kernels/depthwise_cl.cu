@@ -36,12 +36,6 @@ template <typename Idx> struct dw_vector_units {
     }
 };
 
-/* Launch values the kernel cannot derive cheaply. */
-struct dw_cl_args {
-    int64_t items, runs; /* N * O0 * O1 * runs spatial items; runs = ceil(O2 / R) */
-    int32_t rows_per_stage, staged_once;
-};
-
 /* Accumulates one kernel row: the K2 taps of R outputs ow0 .. ow0 + R - 1. wrow: the row's
  * staged weights of this thread's lanes, taps cb floats apart. */
 template <typename T, typename Idx, int R, int VEC, bool VECIO>
@@ -178,73 +172,39 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
     }
 }
 
-/* Block (tx channel vectors) x (ty items); grid (channel chunks) x (item groups, strided). The
- * item loop is block-uniform so that the stage barriers are reached by every thread. */
+/* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. */
 template <typename T, typename Idx, int R, bool VECIO, int KW>
 __global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
-                        const dw_cl_args g) {
+                        const dw_rows_args g) {
     constexpr int VEC = dw_vec_width<T>::value;
     CONVND_DYNAMIC_SHARED(float, wsm);
-    const int tx = (int)threadIdx.x, txn = (int)blockDim.x, cb = txn * VEC;
-    const Idx unit0 = (Idx)blockIdx.x * (Idx)txn;
+    const int tx = (int)threadIdx.x, cb = (int)blockDim.x * VEC;
+    const Idx unit0 = (Idx)blockIdx.x * (Idx)blockDim.x;
     const Idx co0 = (unit0 + (Idx)tx) * VEC;
-    const Idx C_out = (Idx)p.C_out;
     const dw_lane_channels<Idx, VEC> lc = dw_lane_channels_for<Idx, VEC>(p, co0);
-    const int lanes = lc.lanes;
-    const dw_vector_units<Idx> units{C_out, VEC};
-    const int rows = (int)(p.k[0] * p.k[1]), K1 = (int)p.k[1];
-    if (g.staged_once) {
-        dw_stage_weight_rows<T, Idx>(p, w, wsm, 0, rows, units, unit0, txn, VEC, 1);
-        __syncthreads();
-    }
-    const Idx items = (Idx)g.items, runs = (Idx)g.runs;
-    const Idx step = (Idx)gridDim.y * (Idx)blockDim.y;
-    for (Idx base = (Idx)blockIdx.y * (Idx)blockDim.y; base < items; base += step) {
-        const Idx item = base + (Idx)threadIdx.y;
-        const bool active = item < items && lanes > 0;
-        const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
-        float acc[R][VEC];
-        CONVND_UNROLL(16)
-        for (int r = 0; r < R; ++r) {
+    const dw_vector_units<Idx> units{(Idx)p.C_out, VEC};
+    dw_staged_rows<T, Idx, R, VEC>(
+        p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
+        [&](int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][VEC]) {
+            const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
+            if constexpr (KW > 0)
+                dw_cl_row_fixed<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, acc);
+            else
+                dw_cl_row<T, Idx, R, VEC, VECIO>(p, x + x_off, lc, wrow, cb, at.ow0, acc);
+        },
+        [&](const dw_item<Idx> &at, float(&acc)[R][VEC]) {
             CONVND_UNROLL(16)
-            for (int j = 0; j < VEC; ++j)
-                acc[r][j] = 0.0f;
-        }
-        for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
-            const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
-            if (!g.staged_once) {
-                __syncthreads(); /* the previous stage is no longer read */
-                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, VEC, 1);
-                __syncthreads();
+            for (int r = 0; r < R; ++r) {
+                const Idx ow = at.ow0 + r;
+                if (ow <
+                    (Idx)p.out[2]) /* no break: the loop must unroll to keep acc in registers */
+                    dw_finish_vec<T, Idx, VEC, VECIO>(
+                        p, acc[r], bias, z, y, co0,
+                        conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow), lc.lanes);
             }
-            if (!active) continue;
-            for (int rl = 0; rl < nrows; ++rl) {
-                const int row = row0 + rl;
-                Idx i0, i1;
-                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
-                                             i0) ||
-                    !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
-                    continue;
-                const T *xrow = x + at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
-                const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
-                if constexpr (KW > 0)
-                    dw_cl_row_fixed<T, Idx, R, VEC, KW>(p, xrow, lc, wrow, cb, at.ow0, acc);
-                else
-                    dw_cl_row<T, Idx, R, VEC, VECIO>(p, xrow, lc, wrow, cb, at.ow0, acc);
-            }
-        }
-        if (!active) continue;
-        CONVND_UNROLL(16)
-        for (int r = 0; r < R; ++r) {
-            const Idx ow = at.ow0 + r;
-            if (ow < (Idx)p.out[2]) /* no break: the loop must unroll to keep acc in registers */
-                dw_finish_vec<T, Idx, VEC, VECIO>(
-                    p, acc[r], bias, z, y, co0, conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow),
-                    lanes);
-        }
-    }
+        });
 }
 
 /* 16-byte vectors apply: multiplier 1, whole vectors of channels, channels innermost in x, y
@@ -263,15 +223,10 @@ template <typename T, typename Idx, int R, bool VECIO, int KW>
 static convnd_status dw_cl_launch_typed(const convnd_launch_args *a,
                                         const convnd_unit_geometry &geo) {
     const convnd_conv_params &p = a->params;
-    dw_cl_args g;
-    g.runs = (p.out[2] + R - 1) / R;
-    g.items = p.N * p.out[0] * p.out[1] * g.runs;
-    g.rows_per_stage = geo.rows_per_stage;
-    g.staged_once = geo.staged_once;
-    int64_t groups = (g.items + geo.ty - 1) / geo.ty;
-    if (groups > 65535) groups = 65535; /* the item loop strides over the rest */
+    unsigned groups;
+    const dw_rows_args g = dw_rows_args_for<R>(p, geo, &groups);
     auto kernel = &depthwise_cl_kernel<T, Idx, R, VECIO, KW>;
-    return convnd_launch(kernel, dim3((unsigned)geo.chunks, (unsigned)groups),
+    return convnd_launch(kernel, dim3((unsigned)geo.chunks, groups),
                          dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
                          (T *)a->y, g);

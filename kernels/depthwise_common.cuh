@@ -257,6 +257,84 @@ __device__ __forceinline__ void dw_stage_weight_rows(const convnd_conv_params &p
     }
 }
 
+/* ---- the staged-rows skeleton of depthwise_cl and grouped ----------------------------------- */
+
+/* What both kernels are launched with: N * O0 * O1 * runs spatial items (runs = ceil(O2 / R)),
+ * and how the weights are staged (convnd_unit_geometry). */
+struct dw_rows_args {
+    int64_t items, runs;
+    int32_t rows_per_stage, staged_once;
+};
+
+/* The launch values for runs of R along W on geo, and the grid's item groups (at most 65535:
+ * the item loop strides over the rest). Host side. */
+template <int R>
+inline dw_rows_args dw_rows_args_for(const convnd_conv_params &p, const convnd_unit_geometry &geo,
+                                     unsigned *item_groups) {
+    dw_rows_args g;
+    g.runs = (p.out[2] + R - 1) / R;
+    g.items = p.N * p.out[0] * p.out[1] * g.runs;
+    g.rows_per_stage = geo.rows_per_stage;
+    g.staged_once = geo.staged_once;
+    const int64_t groups = (g.items + geo.ty - 1) / geo.ty;
+    *item_groups = (unsigned)(groups > 65535 ? 65535 : groups);
+    return g;
+}
+
+/* Block (tx units) x (ty items); grid (unit chunks) x (item groups, strided). Stages the block's
+ * weights by kernel rows (all at once, or rows_per_stage at a time between barriers), and for
+ * each item of R outputs along W accumulates into acc[R][NCH]: row(rl, xrow_offset, at, acc) for
+ * each kernel row (rl: its index in the stage) that lands inside the input, xrow_offset being
+ * x's offset of (n, i0, i1); then finish(at, acc). The item loop is block-uniform so that every
+ * thread reaches the stage barriers; inactive threads (no item, no lanes) skip the work only. */
+template <typename T, typename Idx, int R, int NCH, typename Units, typename Row, typename Finish>
+__device__ __forceinline__ void
+dw_staged_rows(const convnd_conv_params &p, const T *__restrict__ w, float *wsm,
+               const dw_rows_args &g, const Units &units, Idx unit0, int lanes_per_unit,
+               int cin_per_unit, bool has_lanes, Row row, Finish finish) {
+    const int txn = (int)blockDim.x;
+    const int rows = (int)(p.k[0] * p.k[1]), K1 = (int)p.k[1];
+    if (g.staged_once) {
+        dw_stage_weight_rows<T, Idx>(p, w, wsm, 0, rows, units, unit0, txn, lanes_per_unit,
+                                     cin_per_unit);
+        __syncthreads();
+    }
+    const Idx items = (Idx)g.items, runs = (Idx)g.runs;
+    const Idx step = (Idx)gridDim.y * (Idx)blockDim.y;
+    for (Idx base = (Idx)blockIdx.y * (Idx)blockDim.y; base < items; base += step) {
+        const Idx item = base + (Idx)threadIdx.y;
+        const bool active = item < items && has_lanes;
+        const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
+        float acc[R][NCH];
+        CONVND_UNROLL(16)
+        for (int r = 0; r < R; ++r) {
+            CONVND_UNROLL(16)
+            for (int j = 0; j < NCH; ++j)
+                acc[r][j] = 0.0f;
+        }
+        for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
+            const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
+            if (!g.staged_once) {
+                __syncthreads(); /* the previous stage is no longer read */
+                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn,
+                                             lanes_per_unit, cin_per_unit);
+                __syncthreads();
+            }
+            if (!active) continue;
+            for (int rl = 0; rl < nrows; ++rl) {
+                const int kr = row0 + rl;
+                Idx i0, i1;
+                if (!conv_forward_input<Idx>(at.o0, kr / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
+                                             i0) ||
+                    !conv_forward_input<Idx>(at.o1, kr % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
+                    continue;
+                row(rl, at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3], at, acc);
+            }
+        }
+        if (active) finish(at, acc);
+    }
+}
+
 } // namespace CONVND_NS
 
 #endif

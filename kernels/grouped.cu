@@ -30,11 +30,6 @@ template <typename Idx> struct grouped_units {
     }
 };
 
-struct grouped_args {
-    int64_t items, runs, slices;
-    int32_t rows_per_stage, staged_once;
-};
-
 /* Input channels per inner step: a 16-byte vector (VECIO) or one. */
 template <typename T, bool VECIO> struct grouped_step {
     static constexpr int value = VECIO ? dw_vec_width<T>::value : 1;
@@ -89,16 +84,17 @@ __device__ __forceinline__ void grouped_row(const convnd_conv_params &p, const T
     }
 }
 
-/* Block (tx slices) x (ty items); grid (slice chunks) x (item groups, strided). The item loop
- * is block-uniform so that the stage barriers are reached by every thread. */
+/* One thread: CO output channels of a group (a slice, the unit) x R outputs along W, on
+ * dw_staged_rows's item loop. */
 template <typename T, typename Idx, int R, int CO, bool VECIO>
 __global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     grouped_kernel(const convnd_conv_params p, const T *__restrict__ x, const T *__restrict__ w,
-                   const T *__restrict__ bias, const T *z, T *y, const grouped_args g) {
+                   const T *__restrict__ bias, const T *z, T *y, const dw_rows_args g,
+                   const int64_t slices_per_group) {
     CONVND_DYNAMIC_SHARED(float, wsm);
     const int tx = (int)threadIdx.x, txn = (int)blockDim.x;
-    const int cin_g = (int)p.cin_g, K1 = (int)p.k[1], K2 = (int)p.k[2];
-    const Idx slices = (Idx)g.slices, cout_g = (Idx)p.cout_g;
+    const int cin_g = (int)p.cin_g, K2 = (int)p.k[2];
+    const Idx slices = (Idx)slices_per_group, cout_g = (Idx)p.cout_g;
     const Idx units_total = (Idx)p.groups * slices;
     const grouped_units<Idx> units{units_total, slices, cout_g, CO};
     const Idx unit0 = (Idx)blockIdx.x * (Idx)txn, unit = unit0 + (Idx)tx;
@@ -108,58 +104,27 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     const Idx co0 = group * cout_g + first;
     /* staged layout [row][k2][ci][slice][CO] */
     const int ci_stride = txn * CO, tap_stride = (cin_g > 0 ? cin_g : 1) * ci_stride;
-    const int rows = (int)(p.k[0] * p.k[1]);
-    if (g.staged_once) {
-        dw_stage_weight_rows<T, Idx>(p, w, wsm, 0, rows, units, unit0, txn, CO, cin_g);
-        __syncthreads();
-    }
-    const Idx items = (Idx)g.items, runs = (Idx)g.runs;
-    const Idx step = (Idx)gridDim.y * (Idx)blockDim.y;
-    for (Idx base = (Idx)blockIdx.y * (Idx)blockDim.y; base < items; base += step) {
-        const Idx item = base + (Idx)threadIdx.y;
-        const bool active = item < items && lanes > 0;
-        const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
-        float acc[R][CO];
-        CONVND_UNROLL(16)
-        for (int r = 0; r < R; ++r) {
+    const Idx x_group = group * (Idx)cin_g * (Idx)p.xs[1];
+    dw_staged_rows<T, Idx, R, CO>(
+        p, w, wsm, g, units, unit0, CO, cin_g, lanes > 0,
+        [&](int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][CO]) {
+            grouped_row<T, Idx, R, CO, VECIO>(p, x + x_off + x_group,
+                                              wsm + rl * K2 * tap_stride + tx * CO, tap_stride,
+                                              ci_stride, at.ow0, acc);
+        },
+        [&](const dw_item<Idx> &at, float(&acc)[R][CO]) {
             CONVND_UNROLL(16)
-            for (int c = 0; c < CO; ++c)
-                acc[r][c] = 0.0f;
-        }
-        for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
-            const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
-            if (!g.staged_once) {
-                __syncthreads(); /* the previous stage is no longer read */
-                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn, CO, cin_g);
-                __syncthreads();
+            for (int r = 0; r < R; ++r) {
+                const Idx ow = at.ow0 + r;
+                if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */
+                const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
+                CONVND_UNROLL(16)
+                for (int c = 0; c < CO; ++c)
+                    if (c < lanes)
+                        conv_finish<T, Idx>(p, acc[r][c], bias, z, y, co0 + c,
+                                            y_off + (Idx)c * (Idx)p.ys[1]);
             }
-            if (!active) continue;
-            for (int rl = 0; rl < nrows; ++rl) {
-                const int row = row0 + rl;
-                Idx i0, i1;
-                if (!conv_forward_input<Idx>(at.o0, row / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
-                                             i0) ||
-                    !conv_forward_input<Idx>(at.o1, row % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
-                    continue;
-                const T *xrow = x + at.n * (Idx)p.xs[0] + group * (Idx)cin_g * (Idx)p.xs[1] +
-                                i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
-                grouped_row<T, Idx, R, CO, VECIO>(p, xrow, wsm + rl * K2 * tap_stride + tx * CO,
-                                                  tap_stride, ci_stride, at.ow0, acc);
-            }
-        }
-        if (!active) continue;
-        CONVND_UNROLL(16)
-        for (int r = 0; r < R; ++r) {
-            const Idx ow = at.ow0 + r;
-            if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */
-            const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
-            CONVND_UNROLL(16)
-            for (int c = 0; c < CO; ++c)
-                if (c < lanes)
-                    conv_finish<T, Idx>(p, acc[r][c], bias, z, y, co0 + c,
-                                        y_off + (Idx)c * (Idx)p.ys[1]);
-        }
-    }
+        });
 }
 
 /* 16-byte input vectors apply: channels innermost in x, the group's channels whole vectors,
@@ -176,19 +141,13 @@ template <typename T, typename Idx, int R, int CO, bool VECIO>
 static convnd_status grouped_launch_typed(const convnd_launch_args *a,
                                           const convnd_unit_geometry &geo, int64_t slices) {
     const convnd_conv_params &p = a->params;
-    grouped_args g;
-    g.slices = slices;
-    g.runs = (p.out[2] + R - 1) / R;
-    g.items = p.N * p.out[0] * p.out[1] * g.runs;
-    g.rows_per_stage = geo.rows_per_stage;
-    g.staged_once = geo.staged_once;
-    int64_t groups = (g.items + geo.ty - 1) / geo.ty;
-    if (groups > 65535) groups = 65535; /* the item loop strides over the rest */
+    unsigned groups;
+    const dw_rows_args g = dw_rows_args_for<R>(p, geo, &groups);
     auto kernel = &grouped_kernel<T, Idx, R, CO, VECIO>;
-    return convnd_launch(kernel, dim3((unsigned)geo.chunks, (unsigned)groups),
+    return convnd_launch(kernel, dim3((unsigned)geo.chunks, groups),
                          dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
-                         (T *)a->y, g);
+                         (T *)a->y, g, slices);
 }
 
 template <typename T, int R, int CO>

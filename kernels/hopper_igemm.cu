@@ -12,10 +12,12 @@
  * stages, one commit group per K block, wait_group 1 to release the previous stage. setmaxnreg
  * moves registers from the producer to the consumers. The epilogue (alpha, bias, beta * z,
  * activation) runs on the accumulators, writes 64 x (128-byte) chunks into a swizzled staging
- * tile, fence.proxy.async, and one thread stores each chunk with TMA. The grid is persistent:
+ * tile (stmatrix.x4 for 16-bit outputs: 16 bytes per lane and instruction), fence.proxy.async,
+ * and one thread stores each chunk with TMA. The grid is persistent:
  * blocks walk the tiles in a raster of 8-row-block groups (L2 reuse of the weight columns). */
 #include "portability.cuh"
 #include "hopper_primitives.cuh"
+#include "stmatrix.cuh"
 #include "conv_index.cuh"
 #include "hopper_igemm.h"
 #include "launchers.h"
@@ -166,28 +168,59 @@ __global__ void __launch_bounds__(CONVND_HOPPER_THREADS, 1)
         convnd_wgmma_fence_operands(acc);
         convnd_mbarrier_arrive(&empty[prev]);
 
-        /* epilogue: 64 rows x BN, in chunks of 128 bytes of columns */
+        /* epilogue: 64 rows x BN, in chunks of 128 bytes of columns. acc[i] is row
+         * 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2 of the consumer's
+         * 64 x BN tile (wgmma's D fragment): per 8-column block, two 8x8 matrices in stmatrix's
+         * layout. */
         constexpr int CW = ROW / (int)sizeof(T);
         const int64_t row0 = (int64_t)mb * BM + cw * 64;
         const int32_t col0 = nb * BN;
+        auto value = [&](int i) {
+            const int64_t m = row0 + 16 * (int)warp + (int)lane / 4 + 8 * ((i / 2) % 2);
+            const int64_t n = col0 + 8 * (i / 4) + 2 * ((int)lane % 4) + i % 2;
+            float v = acc[i];
+            if (m < g.M && n < p.C_out) {
+                const float bias_v = p.has_bias ? conv_load(bias, n) : 0.0f;
+                const float z_v = conv_reads_z(p) ? conv_load(z, m * p.C_out + n) : 0.0f;
+                v = conv_epilogue_values(p, v, bias_v, z_v);
+            }
+            return v;
+        };
+        /* staging byte of (row, column in the chunk): 128B swizzle of 16-byte units */
+        auto staged = [](int rl, int cc) {
+            const uint32_t byte = (uint32_t)(rl * ROW + cc * (int)sizeof(T));
+            return byte ^ (((byte >> 7) & 7u) << 4);
+        };
         HOPPER_UNROLL(8)
         for (int ch = 0; ch < BN / CW; ++ch) {
             if (col0 + ch * CW >= p.C_out) break;
-            HOPPER_UNROLL(128)
-            for (int i = 0; i < BN / 2; ++i) {
-                const int rl = 16 * (int)warp + (int)lane / 4 + 8 * ((i / 2) % 2);
-                const int cl = 8 * (i / 4) + 2 * ((int)lane % 4) + i % 2;
-                if (cl / CW != ch) continue;
-                const int64_t m = row0 + rl, n = col0 + cl;
-                float v = acc[i];
-                if (m < g.M && n < p.C_out) {
-                    const float bias_v = p.has_bias ? conv_load(bias, n) : 0.0f;
-                    const float z_v = conv_reads_z(p) ? conv_load(z, m * p.C_out + n) : 0.0f;
-                    v = conv_epilogue_values(p, v, bias_v, z_v);
+            if constexpr (sizeof(T) == 2) {
+                /* stmatrix.x4 per two 8-column blocks j, j+1: matrix q is block j + q/2, rows
+                 * + 8*(q%2); lane 8q + r addresses its row r (16 contiguous bytes: the swizzle
+                 * moves whole 16-byte units) */
+                const int q = (int)lane / 8, rr = (int)lane % 8;
+                HOPPER_UNROLL(4)
+                for (int jj = 0; jj < CW / 8; jj += 2) {
+                    const int j = ch * (CW / 8) + jj;
+                    uint32_t r[4];
+                    HOPPER_UNROLL(4)
+                    for (int mq = 0; mq < 4; ++mq) {
+                        const int i = 4 * (j + mq / 2) + 2 * (mq % 2);
+                        r[mq] = convnd_pack2(convnd_from_f32<T>(value(i)),
+                                             convnd_from_f32<T>(value(i + 1)));
+                    }
+                    convnd_stmatrix<4, false>(
+                        r, stage_out + staged(16 * (int)warp + rr + 8 * (q % 2), 8 * (jj + q / 2)));
                 }
-                const uint32_t byte = (uint32_t)(rl * ROW + (cl - ch * CW) * (int)sizeof(T));
-                const uint32_t at = byte ^ (((byte >> 7) & 7u) << 4); /* 128B swizzle */
-                *reinterpret_cast<T *>(stage_out + at) = convnd_from_f32<T>(v);
+            } else { /* f32 (TF32 math): stmatrix moves 16-bit elements only */
+                HOPPER_UNROLL(128)
+                for (int i = 0; i < BN / 2; ++i) {
+                    const int rl = 16 * (int)warp + (int)lane / 4 + 8 * ((i / 2) % 2);
+                    const int cl = 8 * (i / 4) + 2 * ((int)lane % 4) + i % 2;
+                    if (cl / CW != ch) continue;
+                    *reinterpret_cast<T *>(stage_out + staged(rl, cl - ch * CW)) =
+                        convnd_from_f32<T>(value(i));
+                }
             }
             convnd_fence_proxy_async(); /* ordinary stores -> the TMA store's reads */
             convnd_named_barrier_sync(1 + cw, 128);

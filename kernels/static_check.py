@@ -39,6 +39,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = os.path.join(ROOT, "kernels")
 INCLUDES = ["include", "core", "device", "kernels"]
 ARCH = "sm_90"
+# warnings are errors, as in the CMake build (CONVND_WARNINGS_CUDA): nvcc's front end and ptxas
+NVCC_WERROR = ["--Werror", "all-warnings", "-Xptxas", "-Werror"]
 MAX_SMEM = 232448  # 227 KiB, an sm_90 block's limit
 TOOLS_VERSION = "13.2.51"  # oldest wheels on PyPI; they read nvcc 13.0's cubins
 
@@ -172,7 +174,7 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     # the Hopper tier is its own sm_90a image (wgmma, setmaxnreg): kernels/static_check_hopper.py
     arch = "sm_90a" if base.startswith("hopper_") else ARCH
     cmd = [nvcc, "-cubin", f"-arch={arch}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
-           "-DNDEBUG", "-Xptxas", "-v", "-o", cubin, cu]
+           "-DNDEBUG", *NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
     for inc in INCLUDES:
         cmd[1:1] = ["-I", os.path.join(ROOT, inc)]
     r = subprocess.run(cmd, capture_output=True, text=True)

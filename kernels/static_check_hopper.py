@@ -35,6 +35,9 @@ SIGNATURES = [
 ]
 SERIALIZED = re.compile(r"C7514|wgmma\.mma_async instructions are serialized")
 KERNEL = re.compile(r"hopper_igemm_kernel<[^,]+, (\d+), (\d+), \d+>")
+# 16-bit outputs leave the accumulators through stmatrix (STSM); f32 (TF32 math) cannot
+STSM = re.compile(r"\bSTSM\b")
+SIXTEEN_BIT = re.compile(r"hopper_igemm_kernel<(convnd_half|convnd_bf16)\b")
 
 # The model (per SM and clock, H100/H200 SXM): dense 16-bit wgmma 4096 FLOP/clk; shared memory
 # 128 bytes/clk. Per k16 step of a BM x BN tile (2 consumer warpgroups of 64 rows): each
@@ -84,7 +87,7 @@ def main():
         base = os.path.splitext(os.path.basename(cu))[0]
         cubin = os.path.join(workdir, base + ".cubin")
         cmd = [nvcc, "-cubin", f"-arch={ARCH}", "-O2", "--expt-relaxed-constexpr",
-               "-DCONVND_GPU=1", "-DNDEBUG", "-Xptxas", "-v", "-o", cubin, cu]
+               "-DCONVND_GPU=1", "-DNDEBUG", *sc.NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
         for inc in sc.INCLUDES:
             cmd[1:1] = ["-I", os.path.join(sc.ROOT, inc)]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -113,6 +116,10 @@ def main():
                 if n == 0:
                     verdict = "FAIL"
                     failures.append(f"{sc.short_name(dem)}: no {what} in the SASS")
+            stsm = sum(1 for ln in lines if STSM.search(ln))
+            if SIXTEEN_BIT.search(dem) and stsm == 0:
+                verdict = "FAIL"
+                failures.append(f"{sc.short_name(dem)}: no STSM in the SASS (stmatrix epilogue)")
             if info["spill"]:
                 verdict = "FAIL"
                 failures.append(f"{sc.short_name(dem)}: {info['spill']} spill bytes")
@@ -126,9 +133,9 @@ def main():
                 failures.append(f"{sc.short_name(dem)}: {info['smem'] + dyn} bytes of shared memory")
             rows.append((sc.short_name(dem), info["regs"], dyn, info["stack"], info["spill"],
                          counts["HGMMA"], counts["UTMALDG"], counts["UTMASTG"], counts["SYNCS"],
-                         verdict))
+                         stsm, verdict))
     header = ("kernel", "regs", "dyn_smem", "stack", "spill", "HGMMA", "UTMALDG", "UTMASTG",
-              "SYNCS", "result")
+              "SYNCS", "STSM", "result")
     widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
     for r in [header] + rows:
         print("  ".join(str(v).ljust(w) for v, w in zip(r, widths)))

@@ -183,12 +183,6 @@ static void remember(const convnd_problem *p, const char *cache_file, convnd_cho
     pthread_mutex_unlock(&cache_lock);
 }
 
-static size_t workspace_of(const convnd_problem *p, const convnd_conv_params *params,
-                           convnd_choice c) {
-    const convnd_schedule *s = convnd_schedule_table[c.schedule];
-    return s->workspace_size ? s->workspace_size(p, params, c.config) : 0;
-}
-
 typedef struct most_workspace {
     const convnd_problem *p;
     const convnd_conv_params *params;
@@ -197,7 +191,7 @@ typedef struct most_workspace {
 
 static int32_t widen(convnd_choice c, void *ctx) {
     most_workspace *m = ctx;
-    const size_t need = workspace_of(m->p, m->params, c);
+    const size_t need = convnd_choice_workspace(m->p, m->params, c);
     if (need > m->most) m->most = need;
     return 0;
 }
@@ -239,7 +233,7 @@ static convnd_status launch_once(void *ctx) {
 
 static int32_t time_one(convnd_choice c, void *ctx) {
     timing *t = ctx;
-    if (workspace_of(t->a.problem, &t->a.params, c) > t->a.workspace_bytes) return 0;
+    if (convnd_choice_workspace(t->a.problem, &t->a.params, c) > t->a.workspace_bytes) return 0;
     t->schedule = convnd_schedule_table[c.schedule];
     t->a.config = c.config;
     float ms = 0.0f;

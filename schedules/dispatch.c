@@ -18,20 +18,18 @@ static size_t y_scratch_bytes(const convnd_problem_sizes *s) {
 convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_options *opts,
                                     size_t *bytes) {
     if (!bytes) return convnd_error(CONVND_ERR_NULL_POINTER, "bytes is NULL");
-    convnd_problem q;
-    convnd_problem_sizes s;
-    convnd_conv_params params;
-    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
+    convnd_plan_t plan;
+    convnd_status st = convnd_plan_prepare(&plan, p);
     if (st != CONVND_OK) return st;
     convnd_choice cached;
     /* autotune without a cached winner: room for every candidate it will time, and its y */
-    if (convnd_wants_autotune(&q, opts, convnd_active_device()) &&
-        !convnd_autotune_lookup(&q, &params, opts->autotune_cache_file, &cached)) {
-        *bytes = convnd_autotune_workspace(&q, &params) + y_scratch_bytes(&s);
+    if (convnd_wants_autotune(&plan.problem, opts, convnd_active_device()) &&
+        !convnd_autotune_lookup(&plan.problem, &plan.params, opts->autotune_cache_file, &cached)) {
+        *bytes =
+            convnd_autotune_workspace(&plan.problem, &plan.params) + y_scratch_bytes(&plan.sizes);
         return CONVND_OK;
     }
-    convnd_plan_t plan;
-    st = convnd_plan_init(&plan, &q, &s, &params, opts, NULL);
+    st = convnd_plan_choose(&plan, opts, NULL);
     if (st != CONVND_OK) return st;
     *bytes = plan.workspace_bytes;
     return CONVND_OK;
@@ -42,13 +40,10 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
     if (!buf || buf_len == 0)
         return convnd_error(CONVND_ERR_NULL_POINTER, "buf is NULL or buf_len is 0");
     buf[0] = '\0';
-    convnd_problem q;
-    convnd_problem_sizes s;
-    convnd_conv_params params;
-    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
-    if (st != CONVND_OK) return st;
     convnd_plan_t plan;
-    st = convnd_plan_init(&plan, &q, &s, &params, opts, NULL);
+    convnd_status st = convnd_plan_prepare(&plan, p);
+    if (st != CONVND_OK) return st;
+    st = convnd_plan_choose(&plan, opts, NULL);
     if (st != CONVND_OK) return st;
     return convnd_plan_text(&plan, 0, buf, buf_len, "buf_len");
 }
@@ -56,21 +51,19 @@ convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *op
 convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, const void *bias,
                       const void *z, void *y, void *workspace, size_t workspace_bytes, void *stream,
                       const convnd_options *opts) {
-    convnd_problem q;
-    convnd_problem_sizes s;
-    convnd_conv_params params;
-    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
+    convnd_plan_t plan;
+    convnd_status st = convnd_plan_prepare(&plan, p);
     if (st != CONVND_OK) return st;
     const convnd_io io = {x, NULL, w, bias, z, y, NULL};
-    st = convnd_check_io(&q, &s, &io);
+    st = convnd_check_io(&plan.problem, &plan.sizes, &io);
     if (st != CONVND_OK) return st;
 
     /* autotune: time on the caller's operands, writing only a scratch y from the workspace's
      * end (never the caller's y); without room for it, no timing */
     convnd_tune_buffers tune, *tune_on = NULL;
-    const size_t y_room = y_scratch_bytes(&s);
-    if (convnd_wants_autotune(&q, opts, convnd_active_device()) && s.y_numel > 0 && workspace &&
-        workspace_bytes >= y_room) {
+    const size_t y_room = y_scratch_bytes(&plan.sizes);
+    if (convnd_wants_autotune(&plan.problem, opts, convnd_active_device()) &&
+        plan.sizes.y_numel > 0 && workspace && workspace_bytes >= y_room) {
         const uintptr_t end = (uintptr_t)workspace + workspace_bytes - (y_room - Y_SCRATCH_ALIGN);
         unsigned char *y_scratch = (unsigned char *)(end / Y_SCRATCH_ALIGN * Y_SCRATCH_ALIGN);
         tune = (convnd_tune_buffers){x,
@@ -83,8 +76,7 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
                                      stream};
         tune_on = &tune;
     }
-    convnd_plan_t plan;
-    st = convnd_plan_init(&plan, &q, &s, &params, opts, tune_on);
+    st = convnd_plan_choose(&plan, opts, tune_on);
     if (st != CONVND_OK) return st;
     return convnd_plan_launch(&plan, &io, workspace, workspace_bytes, stream);
 }

@@ -8,23 +8,18 @@
 #include "error.h"
 #include "plan.h"
 
-convnd_status convnd_plan_prepare(const convnd_problem *p, convnd_problem *resolved,
-                                  convnd_problem_sizes *sizes, convnd_conv_params *params) {
+convnd_status convnd_plan_prepare(convnd_plan_t *plan, const convnd_problem *p) {
+    memset(plan, 0, sizeof *plan);
     if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
-    const convnd_status st = convnd_problem_check(p, sizes);
+    const convnd_status st = convnd_problem_check(p, &plan->sizes);
     if (st != CONVND_OK) return st;
-    convnd_problem_resolve_layout(p, resolved);
-    return convnd_params_from_sizes(resolved, sizes, params);
+    convnd_problem_resolve_layout(p, &plan->problem);
+    plan->device = convnd_active_device();
+    return convnd_params_from_sizes(&plan->problem, &plan->sizes, &plan->params);
 }
 
-convnd_status convnd_plan_init(convnd_plan_t *plan, const convnd_problem *p,
-                               const convnd_problem_sizes *sizes, const convnd_conv_params *params,
-                               const convnd_options *opts, const convnd_tune_buffers *tune) {
-    memset(plan, 0, sizeof *plan);
-    plan->problem = *p;
-    plan->sizes = *sizes;
-    plan->params = *params;
-    plan->device = convnd_active_device();
+convnd_status convnd_plan_choose(convnd_plan_t *plan, const convnd_options *opts,
+                                 const convnd_tune_buffers *tune) {
     const convnd_status st = convnd_choose(&plan->problem, &plan->params, opts, plan->device, tune,
                                            &plan->choice, &plan->source);
     if (st != CONVND_OK) return st;
@@ -92,39 +87,35 @@ static void operand_bytes(const convnd_problem *p, const convnd_problem_sizes *s
 }
 
 /* 1 when creating a plan for p with opts will time candidates. */
-static int32_t will_time(const convnd_problem *p, const convnd_conv_params *params,
-                         const convnd_options *opts) {
+static int32_t will_time(const convnd_plan_t *plan, const convnd_options *opts) {
     convnd_choice cached;
-    return convnd_wants_autotune(p, opts, convnd_active_device()) &&
-           !convnd_autotune_lookup(p, params, opts->autotune_cache_file, &cached);
+    return convnd_wants_autotune(&plan->problem, opts, convnd_active_device()) &&
+           !convnd_autotune_lookup(&plan->problem, &plan->params, opts->autotune_cache_file,
+                                   &cached);
 }
 
-static size_t scratch_bytes(const convnd_problem *p, const convnd_problem_sizes *s,
-                            const convnd_conv_params *params) {
+static size_t scratch_bytes(const convnd_plan_t *plan) {
     size_t b[5], total = 0;
-    operand_bytes(p, s, b);
+    operand_bytes(&plan->problem, &plan->sizes, b);
     for (int i = 0; i < 5; ++i)
         total += round_up(b[i]);
-    return total + convnd_autotune_workspace(p, params);
+    return total + convnd_autotune_workspace(&plan->problem, &plan->params);
 }
 
 convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const convnd_options *opts,
                                                 size_t *bytes) {
     if (!bytes) return convnd_error(CONVND_ERR_NULL_POINTER, "bytes is NULL");
-    convnd_problem q;
-    convnd_problem_sizes s;
-    convnd_conv_params params;
-    const convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
+    convnd_plan_t plan;
+    const convnd_status st = convnd_plan_prepare(&plan, p);
     if (st != CONVND_OK) return st;
-    *bytes = will_time(&q, &params, opts) ? scratch_bytes(&q, &s, &params) : 0;
+    *bytes = will_time(&plan, opts) ? scratch_bytes(&plan) : 0;
     return CONVND_OK;
 }
 
 /* Carves the tuning buffers out of opts->autotune_scratch (zeroed, so timings see no NaNs). */
-static convnd_status scratch_buffers(const convnd_problem *p, const convnd_problem_sizes *s,
-                                     const convnd_conv_params *params, const convnd_options *opts,
+static convnd_status scratch_buffers(const convnd_plan_t *plan, const convnd_options *opts,
                                      convnd_tune_buffers *b) {
-    const size_t need = scratch_bytes(p, s, params);
+    const size_t need = scratch_bytes(plan);
     if (!opts->autotune_scratch || opts->autotune_scratch_bytes < need)
         return convnd_error(CONVND_ERR_WORKSPACE,
                             "autotune=1: opts->autotune_scratch must hold %zu bytes "
@@ -134,7 +125,7 @@ static convnd_status scratch_buffers(const convnd_problem *p, const convnd_probl
     const convnd_status st = convnd_memset(opts->autotune_scratch, 0, need);
     if (st != CONVND_OK) return st;
     size_t sizes[5];
-    operand_bytes(p, s, sizes);
+    operand_bytes(&plan->problem, &plan->sizes, sizes);
     unsigned char *at = opts->autotune_scratch;
     void *parts[5];
     for (int i = 0; i < 5; ++i) {
@@ -158,20 +149,15 @@ convnd_status convnd_plan_create(convnd_plan_t **plan, const convnd_problem *p,
                                  const convnd_options *opts) {
     if (!plan) return convnd_error(CONVND_ERR_NULL_POINTER, "plan is NULL");
     *plan = NULL;
-    convnd_problem q;
-    convnd_problem_sizes s;
-    convnd_conv_params params;
-    convnd_status st = convnd_plan_prepare(p, &q, &s, &params);
-    if (st != CONVND_OK) return st;
-    convnd_tune_buffers tune, *tune_on = NULL;
-    if (will_time(&q, &params, opts)) {
-        st = scratch_buffers(&q, &s, &params, opts, &tune);
-        if (st != CONVND_OK) return st;
-        tune_on = &tune;
-    }
     convnd_plan_t *made = malloc(sizeof *made);
     if (!made) return convnd_error(CONVND_ERR_OUT_OF_MEMORY, "convnd_plan_create: out of memory");
-    st = convnd_plan_init(made, &q, &s, &params, opts, tune_on);
+    convnd_status st = convnd_plan_prepare(made, p);
+    convnd_tune_buffers tune, *tune_on = NULL;
+    if (st == CONVND_OK && will_time(made, opts)) {
+        st = scratch_buffers(made, opts, &tune);
+        tune_on = &tune;
+    }
+    if (st == CONVND_OK) st = convnd_plan_choose(made, opts, tune_on);
     if (st != CONVND_OK) {
         free(made);
         return st;

@@ -21,16 +21,14 @@ struct convnd_plan {
     convnd_device device;
 };
 
-/* Fills plan for a problem already validated into sizes (p's y_layout resolved). tune: buffers
- * to time candidates on when autotune runs, or NULL (then a cached winner or the heuristic). */
-convnd_status convnd_plan_init(convnd_plan_t *plan, const convnd_problem *p,
-                               const convnd_problem_sizes *sizes, const convnd_conv_params *params,
-                               const convnd_options *opts, const convnd_tune_buffers *tune);
+/* Validates p into plan->problem (y_layout resolved), plan->sizes and plan->params: the one
+ * validation of a call; every schedule question after it reuses them. Zeroes the rest. */
+convnd_status convnd_plan_prepare(convnd_plan_t *plan, const convnd_problem *p);
 
-/* Validates p into *resolved (y_layout resolved), its sizes and its launch parameters: the one
- * validation of a call; every schedule question after it reuses params. */
-convnd_status convnd_plan_prepare(const convnd_problem *p, convnd_problem *resolved,
-                                  convnd_problem_sizes *sizes, convnd_conv_params *params);
+/* Chooses the schedule of a prepared plan and sets its workspace. tune: buffers to time
+ * candidates on when autotune runs, or NULL (then a cached winner or the heuristic). */
+convnd_status convnd_plan_choose(convnd_plan_t *plan, const convnd_options *opts,
+                                 const convnd_tune_buffers *tune);
 
 /* The workspace check and the launch; the caller has checked the pointers. */
 convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io, void *workspace,

@@ -53,12 +53,6 @@ const char *convnd_choice_config_name(convnd_choice choice) {
     return convnd_schedule_table[choice.schedule]->config_names[choice.config];
 }
 
-size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                               convnd_choice choice) {
-    const convnd_schedule *s = convnd_schedule_table[choice.schedule];
-    return s->workspace_size ? s->workspace_size(p, params, choice.config) : 0;
-}
-
 /* The candidate loop's visitor for the heuristic: stops at the first worth routing, remembers
  * the first that supports. */
 typedef struct heuristic_pick {

@@ -55,10 +55,6 @@ convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *p
 int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
                               convnd_device device);
 
-/* Workspace bytes of choice on p. */
-size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                               convnd_choice choice);
-
 /* "schedule" and "config" of a choice */
 const char *convnd_choice_schedule_name(convnd_choice choice);
 const char *convnd_choice_config_name(convnd_choice choice);

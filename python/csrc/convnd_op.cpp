@@ -358,31 +358,70 @@ void *stream_of(const at::Device &dev) {
     return c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->getStream(dev).native_handle();
 }
 
+void check_device(const at::Tensor &x) {
+    TORCH_CHECK_VALUE(x.device().is_cpu() || x.device().is_cuda(), "convnd: x is on ", x.device(),
+                      "; convnd runs CPU tensors (emulated device) and CUDA tensors");
+}
+
+const void *ptr_or_null(const at::Tensor &t) {
+    return t.defined() ? t.data_ptr() : nullptr;
+}
+
+// conv_nd(p, a, b, bias, z) into a new tensor of out_shape in out_layout on x's device: on its
+// current stream, with the workspace from PyTorch's allocator (the caching allocator for CUDA).
+at::Tensor run_conv_nd(const convnd_problem &p, const at::Tensor &x, c10::IntArrayRef out_shape,
+                       convnd_layout out_layout, const at::Tensor &a, const at::Tensor &b,
+                       const at::Tensor &bias, const at::Tensor &z,
+                       std::optional<c10::string_view> schedule, const std::string &what) {
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    std::string keep;
+    const convnd_options opts = options_for(schedule, keep);
+    size_t ws_bytes = 0;
+    check(convnd_workspace_size(&p, &opts, &ws_bytes), what + " workspace");
+    at::Tensor out = empty_in_layout(out_shape, out_layout, x.options());
+    at::Tensor ws = at::empty({(int64_t)ws_bytes}, x.options().dtype(at::kByte));
+    check(conv_nd(&p, a.data_ptr(), b.data_ptr(), ptr_or_null(bias), ptr_or_null(z), out.data_ptr(),
+                  ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream_of(x.device()), &opts),
+          what);
+    return out;
+}
+
+// "schedule:config" that conv_nd would run for p on x's device.
+std::string plan_text(const convnd_problem &p, const at::Tensor &x,
+                      const std::optional<std::string> &schedule, const char *what) {
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    std::string keep;
+    std::optional<c10::string_view> forced;
+    if (schedule) forced = c10::string_view(*schedule);
+    const convnd_options opts = options_for(forced, keep);
+    char buf[256];
+    check(convnd_plan_name(&p, &opts, buf, sizeof buf), what);
+    return buf;
+}
+
+// Whether every size of a and b is a concrete integer (not symbolic).
+bool concrete_sizes(const at::Tensor &a, const at::Tensor &b) {
+    bool concrete = true;
+    for (const auto &s : a.sym_sizes())
+        concrete = concrete && s.maybe_as_int().has_value();
+    for (const auto &s : b.sym_sizes())
+        concrete = concrete && s.maybe_as_int().has_value();
+    return concrete;
+}
+
 at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
                         const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &z,
                         c10::IntArrayRef stride, c10::IntArrayRef dilation,
                         c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
                         int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
                         std::optional<c10::string_view> schedule) {
-    TORCH_CHECK_VALUE(x.device().is_cpu() || x.device().is_cuda(), "convnd: x is on ", x.device(),
-                      "; convnd runs CPU tensors (emulated device) and CUDA tensors");
+    check_device(x);
     Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
                    alpha, beta, activation, true);
-    const c10::DeviceGuard guard(x.device());
-    const ThreadDevice on(x.device());
-    std::string keep;
-    const convnd_options opts = options_for(schedule, keep);
-    size_t ws_bytes = 0;
-    check(convnd_workspace_size(&c.p, &opts, &ws_bytes), "conv_nd workspace");
-    at::Tensor y = empty_in_layout(y_shape(c.p), c.p.y_layout, x.options());
-    // Workspace from PyTorch's allocator (the caching allocator for CUDA tensors).
-    at::Tensor ws = at::empty({(int64_t)ws_bytes}, x.options().dtype(at::kByte));
-    check(conv_nd(&c.p, c.x.data_ptr(), c.w.data_ptr(),
-                  c.bias.defined() ? c.bias.data_ptr() : nullptr,
-                  c.z.defined() ? c.z.data_ptr() : nullptr, y.data_ptr(),
-                  ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream_of(x.device()), &opts),
-          "conv_nd");
-    return y;
+    return run_conv_nd(c.p, x, y_shape(c.p), c.p.y_layout, c.x, c.w, c.bias, c.z, schedule,
+                       "conv_nd");
 }
 
 // Shapes only (FakeTensor, torch.compile, meta tensors), strides as the real kernel makes them.
@@ -395,12 +434,7 @@ at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
                         int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
                         std::optional<c10::string_view> schedule) {
     (void)schedule;
-    bool concrete = true;
-    for (const auto &s : x.sym_sizes())
-        concrete = concrete && s.maybe_as_int().has_value();
-    for (const auto &s : w.sym_sizes())
-        concrete = concrete && s.maybe_as_int().has_value();
-    if (concrete) {
+    if (concrete_sizes(x, w)) {
         Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
                        alpha, beta, activation, true);
         return empty_in_layout(y_shape(c.p), c.p.y_layout, x.options());
@@ -430,15 +464,7 @@ std::string plan_name(const at::Tensor &x, const at::Tensor &w,
                       std::optional<std::string> schedule) {
     Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
                    alpha, beta, activation, true);
-    const c10::DeviceGuard guard(x.device());
-    const ThreadDevice on(x.device());
-    std::string keep;
-    std::optional<c10::string_view> forced;
-    if (schedule) forced = c10::string_view(*schedule);
-    const convnd_options opts = options_for(forced, keep);
-    char buf[256];
-    check(convnd_plan_name(&c.p, &opts, buf, sizeof buf), "plan_name");
-    return buf;
+    return plan_text(c.p, x, schedule, "plan_name");
 }
 
 // dw = alpha * (the weight gradient of conv_nd(x, w, ..., mode) for dy) + beta * z, with w of
@@ -449,23 +475,11 @@ at::Tensor conv_nd_wgrad_impl(const at::Tensor &x, const at::Tensor &dy,
                               c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
                               int64_t groups, int64_t mode, double alpha, double beta,
                               std::optional<c10::string_view> schedule) {
-    TORCH_CHECK_VALUE(x.device().is_cpu() || x.device().is_cuda(), "convnd: x is on ", x.device(),
-                      "; convnd runs CPU tensors (emulated device) and CUDA tensors");
+    check_device(x);
     WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
                               padding_after, groups, mode, alpha, beta);
-    const c10::DeviceGuard guard(x.device());
-    const ThreadDevice on(x.device());
-    std::string keep;
-    const convnd_options opts = options_for(schedule, keep);
-    size_t ws_bytes = 0;
-    check(convnd_workspace_size(&c.q, &opts, &ws_bytes), "conv_nd_wgrad workspace");
-    at::Tensor dw = empty_in_layout(weight_size, c.q.w_layout, x.options());
-    at::Tensor ws = at::empty({(int64_t)ws_bytes}, x.options().dtype(at::kByte));
-    check(conv_nd(&c.q, c.a.data_ptr(), c.b.data_ptr(), nullptr,
-                  c.z.defined() ? c.z.data_ptr() : nullptr, dw.data_ptr(),
-                  ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream_of(x.device()), &opts),
-          "conv_nd_wgrad");
-    return dw;
+    return run_conv_nd(c.q, x, weight_size, c.q.w_layout, c.a, c.b, at::Tensor(), c.z, schedule,
+                       "conv_nd_wgrad");
 }
 
 // dw's shape is weight_size; with concrete sizes the library validates the problem (trace-time
@@ -477,12 +491,7 @@ at::Tensor conv_nd_wgrad_meta(const at::Tensor &x, const at::Tensor &dy,
                               int64_t groups, int64_t mode, double alpha, double beta,
                               std::optional<c10::string_view> schedule) {
     (void)schedule;
-    bool concrete = true;
-    for (const auto &s : x.sym_sizes())
-        concrete = concrete && s.maybe_as_int().has_value();
-    for (const auto &s : dy.sym_sizes())
-        concrete = concrete && s.maybe_as_int().has_value();
-    if (concrete) {
+    if (concrete_sizes(x, dy)) {
         WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
                                   padding_after, groups, mode, alpha, beta);
         return empty_in_layout(weight_size, c.q.w_layout, x.options());
@@ -505,15 +514,7 @@ std::string wgrad_plan_name(const at::Tensor &x, const at::Tensor &dy,
                             std::optional<std::string> schedule) {
     WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
                               padding_after, groups, mode, alpha, beta);
-    const c10::DeviceGuard guard(x.device());
-    const ThreadDevice on(x.device());
-    std::string keep;
-    std::optional<c10::string_view> forced;
-    if (schedule) forced = c10::string_view(*schedule);
-    const convnd_options opts = options_for(forced, keep);
-    char buf[256];
-    check(convnd_plan_name(&c.q, &opts, buf, sizeof buf), "wgrad_plan_name");
-    return buf;
+    return plan_text(c.q, x, schedule, "wgrad_plan_name");
 }
 
 } // namespace
