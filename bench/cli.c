@@ -29,6 +29,9 @@ void bench_print_usage(FILE *f) {
           "  --quiet              no progress lines on stderr\n"
           "  --host-overhead N    only the host cost up to the launch of a bare launch,\n"
           "                       convnd_plan_execute and conv_nd, N calls per batch\n"
+          "  --copy-free          only the copy-free rows: a prefix/state and a channel-slice\n"
+          "                       output against cat/pad/copy peers (small shapes with --small\n"
+          "                       or on the emulated device)\n"
           "  --show-skipped       also print the rows of candidates that do not support a problem\n"
           "                       (always in results.csv/json, with the schedule's reason)\n"
           "Exit status: 0 all rows ok or skipped, 1 some row FAILED or errored, 2 usage error.\n",
@@ -73,6 +76,8 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
             cli->force = 1;
         else if (strcmp(a, "--quiet") == 0)
             cli->quiet = 1;
+        else if (strcmp(a, "--copy-free") == 0)
+            cli->copy_free = 1;
         else if (strcmp(a, "--show-skipped") == 0)
             cli->show_skipped = 1;
         else if (strcmp(a, "--suite") == 0 || strcmp(a, "--problem") == 0 ||

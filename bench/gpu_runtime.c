@@ -1,8 +1,16 @@
 /* CUDA events and device properties for the harness (bench/gpu_runtime.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_runtime.h"
+
+/* The emulated device's memory is host memory. */
+static void host_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t rows) {
+    for (size_t r = 0; r < rows; ++r)
+        memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+}
 
 #ifdef CONVND_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -67,6 +75,17 @@ convnd_status bench_gpu_timer_stop(bench_gpu_timer *t, int32_t i, void *stream) 
     return e == cudaSuccess ? CONVND_OK : cuda_fail("cudaEventRecord", e);
 }
 
+convnd_status bench_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t rows, void *stream) {
+    if (convnd_active_device() != CONVND_DEVICE_GPU) {
+        host_copy_2d(dst, dpitch, src, spitch, width, rows);
+        return CONVND_OK;
+    }
+    const cudaError_t e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
+                                            cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+    return e == cudaSuccess ? CONVND_OK : cuda_fail("cudaMemcpy2DAsync", e);
+}
+
 convnd_status bench_gpu_timer_read(bench_gpu_timer *t, int32_t i, double *ms) {
     cudaError_t e = cudaEventSynchronize(t->stop[i]);
     float f = 0.0f;
@@ -106,6 +125,14 @@ convnd_status bench_gpu_timer_read(bench_gpu_timer *t, int32_t i, double *ms) {
 }
 void bench_gpu_timer_destroy(bench_gpu_timer *t) {
     (void)t;
+}
+
+convnd_status bench_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t rows, void *stream) {
+    (void)stream;
+    if (convnd_active_device() == CONVND_DEVICE_GPU) return CONVND_ERR_DEVICE;
+    host_copy_2d(dst, dpitch, src, spitch, width, rows);
+    return CONVND_OK;
 }
 
 #endif

@@ -20,4 +20,10 @@ convnd_status bench_gpu_timer_stop(bench_gpu_timer *t, int32_t i, void *stream);
 convnd_status bench_gpu_timer_read(bench_gpu_timer *t, int32_t i, double *ms);
 void bench_gpu_timer_destroy(bench_gpu_timer *t);
 
+/* rows rows of width bytes from src (rows spitch apart) to dst (dpitch apart), device memory of
+ * the active device: cudaMemcpy2DAsync on stream on a GPU, memcpy on the emulated device. The
+ * copy-based peers' cat and slice copies. */
+convnd_status bench_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t rows, void *stream);
+
 #endif

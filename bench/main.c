@@ -11,6 +11,7 @@
 #include "candidate.h"
 #include "ceilings.h"
 #include "cli.h"
+#include "copy_free.h"
 #include "host_overhead.h"
 #include "driver.h"
 #include "gemm_backend.h"
@@ -133,6 +134,18 @@ static int write_outputs(const char *dir, const bench_row *rows, int32_t n, cons
     return ok;
 }
 
+/* --copy-free: the copy-free rows alone (small shapes on the emulated device unless --force). */
+static int run_copy_free(const bench_cli *cli, int emulated) {
+    bench_timing_config timing = emulated ? bench_timing_emulated : bench_timing_gpu;
+    if (cli->reps) timing.min_reps = timing.max_reps = cli->reps;
+    const uint64_t seed = cli->have_seed ? cli->seed : (uint64_t)time(NULL);
+    bench_copy_free_row rows[BENCH_COPY_FREE_ROWS];
+    const int32_t bad =
+        bench_copy_free_run(cli->small || (emulated && !cli->force), &timing, seed, rows);
+    bench_copy_free_print(stdout, rows, BENCH_COPY_FREE_ROWS, emulated ? "EMULATED" : "GPU");
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     bench_cli cli;
     char err[1024];
@@ -156,6 +169,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     const int emulated = convnd_active_device() != CONVND_DEVICE_GPU;
+    if (cli.copy_free) return run_copy_free(&cli, emulated);
 
     bench_problem *problems = NULL;
     int np = 0;

@@ -7,6 +7,8 @@
 
 #include "convnd_bind.h"
 
+#include <string.h>
+
 /* Validates p (forward or transposed only) and returns its resolved y layout. */
 static convnd_status backward_source(const convnd_problem *p, const char *what, void *out,
                                      convnd_layout *y_layout) {
@@ -20,13 +22,22 @@ static convnd_status backward_source(const convnd_problem *p, const char *what, 
                             "%s: mode=wgrad has no gradient here (give the forward or transposed "
                             "problem)",
                             what);
+    if (convnd_has_io_axis(p))
+        return convnd_error(CONVND_ERR_UNSUPPORTED,
+                            "%s: a prefix or state (prefix_size=%lld, state_size=%lld) has no "
+                            "gradient binding yet",
+                            what, (long long)p->prefix_size, (long long)p->state_size);
     *y_layout = s.y_layout;
     return CONVND_OK;
 }
 
-/* The adjoint problem's common part: channels swapped, epilogue reset. */
+/* The adjoint problem's common part: channels swapped, epilogue reset, packed tensors (its
+ * tensors are other ones than p's: the caller sets their views, SPEC §11). */
 static convnd_problem adjoint_base(const convnd_problem *p) {
     convnd_problem q = *p;
+    memset(&q.x_view, 0, sizeof q.x_view);
+    memset(&q.y_view, 0, sizeof q.y_view);
+    memset(&q.z_view, 0, sizeof q.z_view);
     q.C_in = p->C_out;
     q.C_out = p->C_in;
     q.has_bias = 0;
@@ -46,7 +57,7 @@ static void input_from_output(const convnd_problem *p, convnd_problem *q) {
 }
 
 convnd_status convnd_bind_dgrad(const convnd_problem *p, convnd_problem *out) {
-    convnd_layout y_layout;
+    convnd_layout y_layout = CONVND_CHANNELS_FIRST;
     convnd_status st = backward_source(p, "convnd_bind_dgrad", out, &y_layout);
     if (st) return st;
     convnd_problem q = adjoint_base(p);
@@ -71,7 +82,7 @@ convnd_status convnd_bind_dgrad(const convnd_problem *p, convnd_problem *out) {
 
 convnd_status convnd_bind_wgrad(const convnd_problem *p, convnd_problem *out,
                                 int32_t *swap_operands) {
-    convnd_layout y_layout;
+    convnd_layout y_layout = CONVND_CHANNELS_FIRST;
     convnd_status st = backward_source(p, "convnd_bind_wgrad", out, &y_layout);
     if (st) return st;
     convnd_problem q;

@@ -26,50 +26,58 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
     return convnd_check_pointers(p, &s, x, w, bias, z, y);
 }
 
-/* The inputs x, w (dy), bias, z of a call, in that order, then the output y (dw). */
-enum { N_INPUTS = 4 };
-static void call_spans(const convnd_problem *p, const convnd_problem_sizes *sizes, const void *x,
-                       const void *w, const void *bias, const void *z, const void *y,
-                       tensor_span spans[N_INPUTS + 1]) {
+/* The inputs x, w (dy), bias, z, x_prefix of a call, in that order, then the outputs y (dw) and
+ * state. A view's bytes run from its base to the end of its last element (SPEC §11). */
+enum { N_INPUTS = 5, N_OUTPUTS = 2, N_SPANS = N_INPUTS + N_OUTPUTS, Z_SPAN = 3 };
+static void call_spans(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                       const convnd_io *io, tensor_span spans[N_SPANS]) {
     const convnd_problem_sizes s = *sizes;
     /* WGRAD (SPEC §10): the second operand is dy (y's shape), the output dw (w's shape) */
     const int wgrad = p->mode == CONVND_WGRAD;
-    const int64_t out_bytes = (wgrad ? s.w_numel : s.y_numel) * s.elem_bytes;
-    spans[0] = (tensor_span){"x", x, s.x_numel * s.elem_bytes, 1};
-    spans[1] =
-        (tensor_span){wgrad ? "dy" : "w", w, (wgrad ? s.y_numel : s.w_numel) * s.elem_bytes, 1};
-    spans[2] = (tensor_span){"bias", bias, s.bias_numel * s.elem_bytes, p->has_bias};
-    spans[3] = (tensor_span){"z", z, out_bytes, p->has_z};
-    spans[4] = (tensor_span){wgrad ? "dw" : "y", y, out_bytes, 1};
+    const int64_t e = s.elem_bytes;
+    spans[0] = (tensor_span){"x", io->x, s.x_span * e, 1};
+    spans[1] = (tensor_span){wgrad ? "dy" : "w", io->w, (wgrad ? s.y_span : s.w_numel) * e, 1};
+    spans[2] = (tensor_span){"bias", io->bias, s.bias_numel * e, p->has_bias};
+    spans[3] = (tensor_span){"z", io->z, s.z_span * e, p->has_z};
+    spans[4] = (tensor_span){"x_prefix", io->x_prefix, s.prefix_numel * e, p->prefix_size > 0};
+    spans[5] = (tensor_span){wgrad ? "dw" : "y", io->y, (wgrad ? s.w_numel : s.y_span) * e, 1};
+    spans[6] = (tensor_span){"state", io->state, s.state_numel * e, p->state_size > 0};
 }
 
-convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
-                                    const void *x, const void *w, const void *bias, const void *z,
-                                    const void *y) {
-    const convnd_problem_sizes s = *sizes;
-    tensor_span spans[N_INPUTS + 1];
-    call_spans(p, sizes, x, w, bias, z, y, spans);
-    const tensor_span *inputs = spans, y_span = spans[N_INPUTS];
-    const int n_inputs = N_INPUTS;
+/* Why a required tensor may be named in a NULL-pointer message */
+static const char *required_because(int i) {
+    switch (i) {
+    case 2:
+        return " (has_bias=1)";
+    case 3:
+        return " (has_z=1)";
+    case 4:
+        return " (prefix_size > 0: pass it with convnd_plan_execute_io)";
+    case 6:
+        return " (state_size > 0: pass it with convnd_plan_execute_io)";
+    }
+    return "";
+}
 
-    for (int i = 0; i < n_inputs; ++i)
-        if (inputs[i].required && inputs[i].bytes > 0 && !inputs[i].ptr)
+convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                              const convnd_io *io) {
+    const convnd_problem_sizes s = *sizes;
+    tensor_span spans[N_SPANS];
+    call_spans(p, sizes, io, spans);
+    const tensor_span *outputs = spans + N_INPUTS;
+
+    for (int i = 0; i < N_SPANS; ++i)
+        if (spans[i].required && spans[i].bytes > 0 && !spans[i].ptr)
             return convnd_error(CONVND_ERR_NULL_POINTER,
-                                "%s is NULL but the problem reads %" PRId64 " bytes of it%s",
-                                inputs[i].name, inputs[i].bytes,
-                                i == 2   ? " (has_bias=1)"
-                                : i == 3 ? " (has_z=1)"
-                                         : "");
-    if (y_span.bytes > 0 && !y)
-        return convnd_error(CONVND_ERR_NULL_POINTER,
-                            "%s is NULL but the problem writes %" PRId64 " bytes to it",
-                            y_span.name, y_span.bytes);
-    if (y_span.bytes == 0) return CONVND_OK;
+                                "%s is NULL but the problem %s %" PRId64 " bytes %s it%s",
+                                spans[i].name, i < N_INPUTS ? "reads" : "writes", spans[i].bytes,
+                                i < N_INPUTS ? "of" : "to", required_because(i));
+    if (outputs[0].bytes == 0 && outputs[1].bytes == 0) return CONVND_OK;
 
     /* Elements must be naturally aligned: on the GPU a misaligned load faults, and the fault
      * leaves the CUDA context unusable, so it is refused here instead. */
-    for (int i = 0; i <= n_inputs; ++i) {
-        const tensor_span *t = i < n_inputs ? &inputs[i] : &y_span;
+    for (int i = 0; i < N_SPANS; ++i) {
+        const tensor_span *t = &spans[i];
         if (!t->required || t->bytes == 0 || (uintptr_t)t->ptr % (uintptr_t)s.elem_bytes == 0)
             continue;
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
@@ -77,22 +85,39 @@ convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_proble
                             t->ptr, s.elem_bytes, convnd_dtype_name(p->dtype));
     }
 
-    for (int i = 0; i < n_inputs; ++i) {
-        const tensor_span *in = &inputs[i];
-        if (!in->required || in->bytes == 0 || !in->ptr) continue;
-        const int in_place_residual = i == 3 && in->ptr == y; /* same shape and layout as y */
-        if (in_place_residual || !spans_overlap(in, &y_span)) continue;
-        return convnd_error(CONVND_ERR_ALIASING,
-                            "%s [%p, +%" PRId64 " bytes) overlaps %s [%p, +%" PRId64
-                            " bytes); only z == %s exactly may alias %s",
-                            in->name, in->ptr, in->bytes, y_span.name, y, y_span.bytes, y_span.name,
-                            y_span.name);
+    /* No tensor may overlap an output, except z == y exactly with y's strides (in place) */
+    for (int o = 0; o < N_OUTPUTS; ++o) {
+        const tensor_span *out = &outputs[o];
+        if (!out->required || out->bytes == 0) continue;
+        for (int i = 0; i < N_INPUTS + o; ++i) {
+            const tensor_span *in = &spans[i];
+            if (!in->required || in->bytes == 0 || !in->ptr) continue;
+            const int in_place_residual =
+                o == 0 && i == Z_SPAN && in->ptr == out->ptr && !(s.strided & CONVND_STRIDED_Z);
+            if (in_place_residual || !spans_overlap(in, out)) continue;
+            if (o == 1)
+                return convnd_error(CONVND_ERR_ALIASING,
+                                    "%s [%p, +%" PRId64 " bytes) overlaps state [%p, +%" PRId64
+                                    " bytes); the state may overlap no other tensor",
+                                    in->name, in->ptr, in->bytes, out->ptr, out->bytes);
+            return convnd_error(CONVND_ERR_ALIASING,
+                                "%s [%p, +%" PRId64 " bytes) overlaps %s [%p, +%" PRId64
+                                " bytes); only z == %s exactly may alias %s",
+                                in->name, in->ptr, in->bytes, out->name, out->ptr, out->bytes,
+                                out->name, out->name);
+        }
     }
     return CONVND_OK;
 }
 
-convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
-                                     const void *bias, const void *z, const void *y,
+convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                    const void *x, const void *w, const void *bias, const void *z,
+                                    const void *y) {
+    const convnd_io io = {x, NULL, w, bias, z, (void *)y, NULL};
+    return convnd_check_io(p, sizes, &io);
+}
+
+convnd_status convnd_check_workspace(const convnd_problem *p, const convnd_io *io,
                                      const void *workspace, size_t workspace_bytes) {
     if (!workspace || workspace_bytes == 0) return CONVND_OK;
     if ((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT != 0)
@@ -103,12 +128,12 @@ convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, con
     convnd_problem_sizes s;
     const convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
-    tensor_span spans[N_INPUTS + 1];
-    call_spans(p, &s, x, w, bias, z, y, spans);
+    tensor_span spans[N_SPANS];
+    call_spans(p, &s, io, spans);
     /* workspace_bytes is the caller's claim; a span past the address space still overlaps */
     const uintptr_t w0 = (uintptr_t)workspace;
     const uintptr_t w1 = workspace_bytes > UINTPTR_MAX - w0 ? UINTPTR_MAX : w0 + workspace_bytes;
-    for (int i = 0; i <= N_INPUTS; ++i) {
+    for (int i = 0; i < N_SPANS; ++i) {
         const tensor_span *t = &spans[i];
         if (!t->required || t->bytes == 0 || !t->ptr) continue;
         const uintptr_t t0 = (uintptr_t)t->ptr;

@@ -15,6 +15,17 @@ static void padded_shape(int64_t d0, int64_t d1, const int64_t *spatial, int32_t
     }
 }
 
+/* Strides of a rank dims + 2 tensor in the padded 5-entry form (leading spatial dims get 0:
+ * their index is always 0). */
+static void padded_strides(const int64_t *strides, int32_t dims, int64_t out[5]) {
+    out[0] = strides[0];
+    out[1] = strides[1];
+    for (int j = 0; j < 3; ++j) {
+        const int t = j - (3 - dims);
+        out[2 + j] = t >= 0 ? strides[2 + t] : 0;
+    }
+}
+
 /* CONVND_FORCE_INDEX64=1 sends every problem down the kernels' 64-bit index path, so that tests
  * can check that path on problems small enough to run (tests/test_overflow.c). */
 static int index64_forced(void) {
@@ -54,7 +65,7 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
     for (int j = 0; j < 3; ++j) {
         const int t = j - (3 - dims);
         const int real = t >= 0;
-        q.in[j] = real ? p->input[t] : 1;
+        q.in[j] = real ? s.in[t] : 1;
         q.out[j] = real ? s.out[t] : 1;
         q.k[j] = real ? p->kernel[t] : 1;
         q.s[j] = real ? p->stride[t] : 1;
@@ -65,13 +76,32 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
 
     int64_t shape[5];
     const int forward = p->mode != CONVND_TRANSPOSED; /* WGRAD: w strides are dw's */
+    /* a tensor whose view addresses it as its packed layout does gets exactly those strides */
     padded_shape(p->N, p->C_in, p->input, dims, shape);
     convnd_layout_strides(shape, 5, p->x_layout, q.xs);
+    if (s.strided & CONVND_STRIDED_X) padded_strides(s.xs, dims, q.xs);
     padded_shape(forward ? p->C_out : p->C_in, forward ? q.cin_g : q.cout_g, p->kernel, dims,
                  shape);
     convnd_layout_strides(shape, 5, p->w_layout, q.ws);
     padded_shape(p->N, p->C_out, s.out, dims, shape);
     convnd_layout_strides(shape, 5, s.y_layout, q.ys);
+    if (s.strided & CONVND_STRIDED_Y) padded_strides(s.ys, dims, q.ys);
+    memcpy(q.zs, q.ys, sizeof q.zs);
+    if (s.strided & CONVND_STRIDED_Z) padded_strides(s.zs, dims, q.zs);
+    q.strided = s.strided;
+
+    q.io_dim = -1;
+    if (convnd_has_io_axis(p)) {
+        q.io_dim = 3 - dims + p->io_axis;
+        q.prefix_len = p->prefix_size;
+        q.state_len = p->state_size;
+        q.state_numel = s.state_numel;
+        padded_shape(p->N, p->C_in, p->input, dims, shape);
+        shape[2 + q.io_dim] = p->prefix_size;
+        convnd_layout_strides(shape, 5, p->x_layout, q.ps);
+        shape[2 + q.io_dim] = p->state_size;
+        convnd_layout_strides(shape, 5, p->x_layout, q.ss);
+    }
 
     q.x_numel = s.x_numel;
     q.w_numel = s.w_numel;
@@ -80,7 +110,9 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
     q.w_cl = p->w_layout == CONVND_CHANNELS_LAST;
     q.y_cl = s.y_layout == CONVND_CHANNELS_LAST;
     const int64_t limit = (int64_t)1 << 31;
-    q.index64 = s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit || index64_forced();
+    q.index64 = s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit ||
+                s.x_span >= limit || s.y_span >= limit || s.z_span >= limit ||
+                s.prefix_numel >= limit || s.state_numel >= limit || index64_forced();
     *out = q;
     return CONVND_OK;
 }

@@ -25,9 +25,18 @@ typedef struct convnd_conv_params {
      *   w: forward (c_out, c_in/g, k0, k1, k2); transposed (c_in, c_out/g, k0, k1, k2)
      *   y and z: (n, c_out, o0, o1, o2) */
     int64_t xs[5], ws[5], ys[5];
+    int64_t zs[5]; /* z's, equal to ys unless z has its own view (SPEC §11) */
     int64_t x_numel, w_numel, y_numel;
     int32_t x_cl, w_cl, y_cl; /* 1 when channels-last */
-    int32_t index64;          /* 1 when some tensor has 2^31 elements or more */
+    int32_t index64;          /* 1 when some tensor has, or some view reaches, 2^31 elements */
+    /* bits of core/problem_internal.h's CONVND_STRIDED_*: x, y or z not in its packed layout */
+    int32_t strided;
+    /* SPEC §12: along padded spatial dim io_dim (0..2; -1: none) the conv reads X = cat(prefix,
+     * x): in[io_dim] counts both, prefix_len of them the prefix's; the state receives X's last
+     * state_len positions. Both tensors are x's shape with that size there, strides ps and ss. */
+    int32_t io_dim;
+    int64_t prefix_len, state_len, state_numel;
+    int64_t ps[5], ss[5];
 } convnd_conv_params;
 
 #ifdef __cplusplus

@@ -18,6 +18,8 @@ typedef struct convnd_launch_args {
     convnd_conv_params params;
     const void *x, *w, *bias, *z;
     void *y;
+    const void *x_prefix; /* SPEC §12, when params.prefix_len > 0 */
+    void *state;          /* SPEC §12, when params.state_len > 0 */
     void *workspace;
     size_t workspace_bytes;
     void *stream;

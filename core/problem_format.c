@@ -49,5 +49,17 @@ int convnd_problem_string(const convnd_problem *p, char *buf, size_t buf_len) {
     append(&s, " bias=%d z=%d alpha=%g beta=%g act=%s%s", (int)p->has_bias, (int)p->has_z,
            (double)p->alpha, (double)p->beta, convnd_activation_name(p->activation),
            p->math == CONVND_MATH_ALLOW_TF32 ? " tf32" : "");
+    const struct {
+        const char *name;
+        const convnd_view *view;
+    } views[] = {{"x_view", &p->x_view}, {"y_view", &p->y_view}, {"z_view", &p->z_view}};
+    for (int i = 0; i < 3; ++i)
+        if (views[i].view->custom) {
+            append_dims(&s, views[i].name, views[i].view->strides, dims + 2);
+            if (views[i].view->extent) append(&s, "/%" PRId64, views[i].view->extent);
+        }
+    if (p->prefix_size || p->state_size)
+        append(&s, " io_axis=%d prefix=%" PRId64 " state=%" PRId64, (int)p->io_axis, p->prefix_size,
+               p->state_size);
     return (int)s.used;
 }

@@ -15,7 +15,38 @@ typedef struct convnd_problem_sizes {
     int64_t x_numel, w_numel, bias_numel, y_numel;
     int64_t elem_bytes;
     convnd_layout y_layout; /* resolved, never AUTO */
+    /* SPEC §12: the input the conv reads, x's sizes with prefix_size added on io_axis (entries
+     * past dims are 1), and the prefix and state tensors' element counts (0 when unused) */
+    int64_t in[CONVND_MAX_DIMS];
+    int64_t prefix_numel, state_numel;
+    /* SPEC §11: element strides of x, y (dy in wgrad mode) and z over their logical dims (the
+     * view's, or the packed layout's), the elements from each base pointer to the end of its
+     * last one (numel when packed; 0 when empty), and which of them are not packed (bits
+     * CONVND_STRIDED_X / _Y / _Z: a z whose strides differ from y's counts as strided) */
+    int64_t xs[CONVND_MAX_RANK], ys[CONVND_MAX_RANK], zs[CONVND_MAX_RANK];
+    int64_t x_span, y_span, z_span;
+    int32_t strided;
 } convnd_problem_sizes;
+
+enum { CONVND_STRIDED_X = 1, CONVND_STRIDED_Y = 2, CONVND_STRIDED_Z = 4 };
+
+/* SPEC §11 (core/views.c), run by convnd_problem_check once sizes and y_layout are known:
+ * fills s's strides, spans and strided bits; refuses negative strides, a view past its extent,
+ * a self-overlapping output and a view of dw (wgrad z). */
+convnd_status convnd_check_views(const convnd_problem *p, convnd_problem_sizes *s);
+
+/* Elements from the base to the end of the last element of a tensor of this shape and these
+ * strides (0 when a dim is 0); 1 when that does not fit int64. */
+int convnd_view_span_overflows(const int64_t *shape, const int64_t *strides, int32_t rank,
+                               int64_t *span);
+
+/* SPEC §12 (core/io_axis.c): checks io_axis, prefix_size and state_size and fills s->in; run
+ * before the output sizes, which are taken over s->in. */
+convnd_status convnd_check_io_axis(const convnd_problem *p, convnd_problem_sizes *s);
+/* 1 when p reads a prefix or writes a state. */
+static inline int32_t convnd_has_io_axis(const convnd_problem *p) {
+    return p->prefix_size > 0 || p->state_size > 0;
+}
 
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);
@@ -45,12 +76,15 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
  * residual). Validates p first. */
 convnd_status convnd_check_call(const convnd_problem *p, const void *x, const void *w,
                                 const void *bias, const void *z, const void *y);
+/* The same for every tensor of a call (SPEC §12's x_prefix and state too: state, an output,
+ * may overlap nothing else). */
+convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                              const convnd_io *io);
 
 /* The workspace of a conv_nd call that gives one (non-NULL, workspace_bytes > 0): aligned to
  * CONVND_WORKSPACE_ALIGNMENT, and its bytes overlap none of x, w, bias, z, y (it is scratch the
  * kernels write, and x is const). Run after convnd_check_call. */
-convnd_status convnd_check_workspace(const convnd_problem *p, const void *x, const void *w,
-                                     const void *bias, const void *z, const void *y,
+convnd_status convnd_check_workspace(const convnd_problem *p, const convnd_io *io,
                                      const void *workspace, size_t workspace_bytes);
 /* convnd_check_call's pointer checks alone, for a problem already validated into sizes. */
 convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,

@@ -120,9 +120,10 @@ static convnd_status check_spatial_params(const convnd_problem *p) {
     return CONVND_OK;
 }
 
-/* Output size of dim t, SPEC sections 2 and 3; every intermediate is checked. */
-static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t *out) {
-    const int64_t I = p->input[t], K = p->kernel[t], S = p->stride[t], D = p->dilation[t];
+/* Output size of dim t over the input size I the conv reads (SPEC sections 2, 3 and 12); every
+ * intermediate is checked. */
+static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t I, int64_t *out) {
+    const int64_t K = p->kernel[t], S = p->stride[t], D = p->dilation[t];
     const int64_t P0 = p->pad_before[t], P1 = p->pad_after[t];
     int64_t E, O;
     if (convnd_mul_overflows(D, K - 1, &E) || convnd_add_overflows(E, 1, &E))
@@ -211,6 +212,18 @@ static convnd_status check_tensor_counts(const convnd_problem *p, convnd_problem
 
     if ((st = count_tensor("bias", &p->C_out, 1, s->elem_bytes, &s->bias_numel))) return st;
 
+    s->prefix_numel = s->state_numel = 0;
+    if (convnd_has_io_axis(p)) { /* SPEC §12: x's shape with io_axis's size replaced */
+        shape[0] = p->N;
+        shape[1] = p->C_in;
+        memcpy(shape + 2, p->input, sizeof(int64_t) * (size_t)d);
+        shape[2 + p->io_axis] = p->prefix_size;
+        if ((st = count_tensor("x_prefix", shape, d + 2, s->elem_bytes, &s->prefix_numel)))
+            return st;
+        shape[2 + p->io_axis] = p->state_size;
+        if ((st = count_tensor("state", shape, d + 2, s->elem_bytes, &s->state_numel))) return st;
+    }
+
     shape[0] = p->N;
     shape[1] = p->C_out;
     memcpy(shape + 2, s->out, sizeof(int64_t) * (size_t)d);
@@ -249,16 +262,17 @@ convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes
     if ((st = check_enums(p)) || (st = check_counts_and_groups(p)) ||
         (st = check_spatial_params(p)))
         return st;
+    if ((st = convnd_check_io_axis(p, s))) return st;
     for (int t = 0; t < CONVND_MAX_DIMS; ++t)
         s->out[t] = 1;
     for (int t = 0; t < p->dims; ++t)
-        if ((st = output_size_of_dim(p, t, &s->out[t]))) return st;
+        if ((st = output_size_of_dim(p, t, s->in[t], &s->out[t]))) return st;
     s->elem_bytes = convnd_dtype_bytes(p->dtype);
     if ((st = check_tensor_counts(p, s)) || (st = check_epilogue(p))) return st;
     s->y_layout = p->y_layout == CONVND_LAYOUT_AUTO
                       ? convnd_default_output_layout(p->x_layout, p->w_layout)
                       : p->y_layout;
-    return CONVND_OK;
+    return convnd_check_views(p, s);
 }
 
 convnd_status convnd_validate(const convnd_problem *p) {

@@ -34,14 +34,31 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
     const int forward = p->mode != CONVND_TRANSPOSED;
     /* WGRAD: z is dw_prev, the output's shape and layout */
     if (which == CONVND_Z && p->mode == CONVND_WGRAD) which = CONVND_W;
+    const int64_t *view_strides = NULL; /* x, y and z: their resolved strides (SPEC §11) */
+    int64_t span = -1;                  /* elements from the base: numel unless a view says */
     switch (which) {
     case CONVND_X:
+    case CONVND_X_PREFIX:
+    case CONVND_STATE:
         d.rank = dims + 2;
         d.shape[0] = p->N;
         d.shape[1] = p->C_in;
         memcpy(d.shape + 2, p->input, spatial_bytes);
         d.numel = s.x_numel;
         d.layout = p->x_layout;
+        if (which == CONVND_X) {
+            view_strides = s.xs;
+            span = s.x_span;
+            break;
+        }
+        if (!convnd_has_io_axis(p))
+            return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                                "tensor=%s: the problem has no prefix or state (prefix_size=0, "
+                                "state_size=0)",
+                                which == CONVND_STATE ? "state" : "x_prefix");
+        /* SPEC §12: x's shape with io_axis's size replaced, packed in x's layout */
+        d.shape[2 + p->io_axis] = which == CONVND_STATE ? p->state_size : p->prefix_size;
+        d.numel = which == CONVND_STATE ? s.state_numel : s.prefix_numel;
         break;
     case CONVND_W:
         d.rank = dims + 2;
@@ -65,14 +82,19 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
         memcpy(d.shape + 2, s.out, spatial_bytes);
         d.numel = s.y_numel;
         d.layout = s.y_layout;
+        view_strides = which == CONVND_Y ? s.ys : s.zs;
+        span = which == CONVND_Y ? s.y_span : p->has_z ? s.z_span : s.y_span;
         break;
     default:
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "tensor=%d is not a convnd_tensor (0 x, 1 w, 2 bias, 3 y, 4 z)",
+                            "tensor=%d is not a convnd_tensor (0 x, 1 w, 2 bias, 3 y, 4 z, "
+                            "5 x_prefix, 6 state)",
                             (int)which);
     }
     convnd_layout_strides(d.shape, d.rank, d.layout, d.strides);
-    d.bytes = d.numel * s.elem_bytes; /* checked by convnd_problem_check */
+    if (view_strides) memcpy(d.strides, view_strides, sizeof(int64_t) * (size_t)d.rank);
+    /* checked by convnd_problem_check */
+    d.bytes = (span >= 0 ? span : d.numel) * s.elem_bytes;
     *out = d;
     return CONVND_OK;
 }

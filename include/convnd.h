@@ -74,6 +74,19 @@ typedef enum convnd_math {
     CONVND_MATH_ALLOW_TF32 = 1 /* f32 inputs may be rounded to TF32 for tensor cores */
 } convnd_math;
 
+/* SPEC §11: where a tensor's elements live. custom = 0 (the default, what convnd_problem_init
+ * leaves): the packed strides of the tensor's layout. custom = 1: element [n, c, p...] lives at
+ * base + n*strides[0] + c*strides[1] + sum p[t]*strides[2+t] (elements, each >= 0; entries past
+ * the tensor's rank are ignored), e.g. a channel slice of a larger buffer or a padded row pitch.
+ * extent > 0: the elements the caller's buffer holds from the base pointer; a view reaching past
+ * it is refused (0: not checked). An output view must not be self-overlapping. Only some
+ * schedules read views (`direct`, the wgrad ones); the others decline with a reason. */
+typedef struct convnd_view {
+    int32_t custom;
+    int64_t strides[CONVND_MAX_RANK];
+    int64_t extent;
+} convnd_view;
+
 /* The canonical problem. Sizes are int64; per-dimension arrays hold `dims` entries, outermost
  * spatial dimension first (D, H, W); entries past `dims` are ignored. Fill with
  * convnd_problem_init() and then set what differs from its defaults. */
@@ -95,6 +108,16 @@ typedef struct convnd_problem {
     float alpha, beta;
     convnd_activation activation;
     convnd_math math;
+    /* SPEC §11 views of x, y and z (z's view defaults to y's when y has one and z does not). In
+     * wgrad mode y_view is dy's; dw and its z have w's packed layout. */
+    convnd_view x_view, y_view, z_view;
+    /* SPEC §12, forward mode only: along spatial dim io_axis (0..dims-1) the conv reads
+     * X = cat(x_prefix, x), x_prefix holding prefix_size positions, and writes X's last
+     * state_size positions (zeros before X's start) to a state tensor in the same launch. Both
+     * are shaped like x with that dim's size replaced, packed in x_layout, and are passed to
+     * convnd_plan_execute_io. All 0 (the default): neither. */
+    int32_t io_axis;
+    int64_t prefix_size, state_size;
 } convnd_problem;
 
 /* Defaults: forward, N=1, groups=1, stride=dilation=1, padding 0, f32, channels-first x and w,
@@ -113,18 +136,21 @@ typedef enum convnd_tensor {
     CONVND_W = 1,
     CONVND_BIAS = 2,
     CONVND_Y = 3,
-    CONVND_Z = 4
+    CONVND_Z = 4,
+    CONVND_X_PREFIX = 5, /* SPEC §12: [N, C_in, I...] with prefix_size on io_axis */
+    CONVND_STATE = 6     /* SPEC §12: [N, C_in, I...] with state_size on io_axis */
 } convnd_tensor;
 
 /* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
  * [C_in, C_out/g, K...], bias: [C_out], y and z: [N, C_out, O...]) and element strides for the
- * tensor's layout. In CONVND_WGRAD mode y is dy (the input) and z, like w, is dw's shape. */
+ * tensor's layout, or its view's strides (SPEC §11). In CONVND_WGRAD mode y is dy (the input)
+ * and z, like w, is dw's shape. */
 typedef struct convnd_tensor_desc {
     int32_t rank;
     int64_t shape[CONVND_MAX_RANK];
     int64_t strides[CONVND_MAX_RANK]; /* in elements */
     int64_t numel;
-    int64_t bytes;
+    int64_t bytes; /* from the base pointer to the end of the last element (numel * size packed) */
     convnd_layout layout; /* resolved (never AUTO) */
 } convnd_tensor_desc;
 
@@ -223,6 +249,17 @@ convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const c
 convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, const void *w,
                                   const void *bias, const void *z, void *y, void *workspace,
                                   size_t workspace_bytes, void *stream);
+/* Every tensor of a call, for problems with a prefix input or a state output (SPEC §12):
+ * x_prefix is read when prefix_size > 0, state written when state_size > 0 (it must overlap no
+ * other tensor: ping-pong two buffers across chunks). The other fields as convnd_plan_execute. */
+typedef struct convnd_io {
+    const void *x, *x_prefix, *w, *bias, *z;
+    void *y, *state;
+} convnd_io;
+/* convnd_plan_execute with every tensor of convnd_io; convnd_plan_execute and conv_nd pass NULL
+ * for x_prefix and state, so a problem that reads or writes them needs this entry. */
+convnd_status convnd_plan_execute_io(const convnd_plan_t *plan, const convnd_io *io,
+                                     void *workspace, size_t workspace_bytes, void *stream);
 convnd_status convnd_plan_workspace_size(const convnd_plan_t *plan, size_t *bytes);
 /* "schedule:config (why it was chosen)" */
 convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t len);

@@ -131,6 +131,16 @@ convnd_status convnd_bind_causal_conv(int32_t dims, const convnd_shape *input,
                                       const convnd_ints *dilation, int64_t groups,
                                       convnd_problem *out);
 
+/* The causal cache of chunked streaming (SPEC §12), for a causal problem as bound above (a
+ * video VAE's causal conv3d, time = the outermost spatial dim; or a causal conv1d): the next
+ * chunk reads `prefix_frames` cached frames from x_prefix in place of that much of the time
+ * dim's zero padding (P0 -= prefix_frames; at most P0), and writes the last `state_frames`
+ * frames of cat(x_prefix, x) to the state, the next chunk's prefix (state_frames = P0 = D(K-1)
+ * keeps the whole receptive field; Wan's CACHE_T = 2). The first chunk: prefix_frames = 0.
+ * Forward mode, time as io_axis 0; run it with convnd_plan_execute_io. */
+convnd_status convnd_bind_causal_cache(const convnd_problem *causal, int64_t prefix_frames,
+                                       int64_t state_frames, convnd_problem *out);
+
 /* ---- ONNX --------------------------------------------------------------------------------- */
 
 typedef enum convnd_onnx_auto_pad {

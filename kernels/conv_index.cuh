@@ -38,6 +38,7 @@ __host__ inline bool conv_needs_index64(const convnd_conv_params &p) {
     const int64_t limit = (int64_t)1 << 30; /* headroom for sums of two bounded terms */
     if (p.index64) return true;
     if (p.x_numel >= limit || p.w_numel >= limit || p.y_numel >= limit) return true;
+    if (p.state_numel >= limit) return true; /* direct's loop runs over y_numel + state_numel */
     for (int t = 0; t < 3; ++t) {
         /* Each term of span is at least as large as each of these, so refusing them first
          * changes no answer; it keeps the sum below from overflowing (and |INT64_MIN| from

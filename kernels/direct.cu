@@ -1,8 +1,9 @@
 /* The universal direct schedule: one thread per output element, a grid-stride loop over y in
  * y's memory order, f32 accumulation with fmaf in a fixed order (taps k0, k1, k2 outermost,
  * then the group's input channels). It supports every valid problem of the SPEC — both modes,
- * 1/2/3-D, groups, dilation, negative padding, any x/w/y layouts (via strides), f32/f16/bf16,
- * the fused epilogue and z == y in place — and is the planner's fallback. Not fast: it reads
+ * 1/2/3-D, groups, dilation, negative padding, any x/w/y layouts and views (via strides, SPEC
+ * §11), a prefix input and a state output (SPEC §12), f32/f16/bf16, the fused epilogue and
+ * z == y in place — and is the planner's fallback. Not fast: it reads
  * each input once per output that uses it; the fast schedules are elsewhere. */
 #include "portability.cuh"
 #include "launch_dtype.cuh"
@@ -12,16 +13,39 @@
 
 namespace CONVND_NS {
 
+/* Where tap (i0, i1, i2) of input channels [ci0, ...) lives: in x, or, for a position before x
+ * along the prefix axis, in the prefix (SPEC §12: X = cat(prefix, x)); the pointer of channel
+ * ci0 and the channel stride. */
+template <typename T, typename Idx> struct direct_tap {
+    const T *at;
+    Idx c_stride;
+};
+
+template <typename T, typename Idx>
+__device__ __forceinline__ direct_tap<T, Idx> direct_input_tap(const convnd_conv_params &p,
+                                                               const T *x, const T *prefix, Idx n,
+                                                               Idx ci0, Idx i0, Idx i1, Idx i2) {
+    if (p.io_dim >= 0) {
+        const Idx along = p.io_dim == 0 ? i0 : p.io_dim == 1 ? i1 : i2;
+        if (along < (Idx)p.prefix_len)
+            return {prefix + conv_offset<Idx>(p.ps, n, ci0, i0, i1, i2), (Idx)p.ps[1]};
+        const Idx shift = (Idx)p.prefix_len; /* x starts prefix_len positions into X */
+        i0 -= p.io_dim == 0 ? shift : 0;
+        i1 -= p.io_dim == 1 ? shift : 0;
+        i2 -= p.io_dim == 2 ? shift : 0;
+    }
+    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};
+}
+
 /* Forward (SPEC §2) accumulator of output (n, co, o). */
 template <typename T, typename Idx>
 __device__ __forceinline__ float
 direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T *__restrict__ w,
-                   const conv_out_index<Idx> &at) {
+                   const T *__restrict__ prefix, const conv_out_index<Idx> &at) {
     const Idx cin_g = (Idx)p.cin_g;
     const Idx ci0 = (at.c / (Idx)p.cout_g) * cin_g; /* first input channel of co's group */
-    const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];
     const Idx w_c = at.c * (Idx)p.ws[0];
-    const Idx xs_c = (Idx)p.xs[1], ws_c = (Idx)p.ws[1];
+    const Idx ws_c = (Idx)p.ws[1];
     float acc = 0.0f;
     for (Idx k0 = 0; k0 < (Idx)p.k[0]; ++k0) {
         Idx i0;
@@ -34,10 +58,11 @@ direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T
                 Idx i2;
                 if (!conv_forward_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2], p.in[2], i2))
                     continue;
-                const T *xp = x + x_nc + conv_spatial_offset<Idx>(p.xs, i0, i1, i2);
+                const direct_tap<T, Idx> xp =
+                    direct_input_tap<T, Idx>(p, x, prefix, at.n, ci0, i0, i1, i2);
                 const T *wp = w + w_c + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
                 for (Idx cl = 0; cl < cin_g; ++cl)
-                    acc = fmaf(conv_load(xp, cl * xs_c), conv_load(wp, cl * ws_c), acc);
+                    acc = fmaf(conv_load(xp.at, cl * xp.c_stride), conv_load(wp, cl * ws_c), acc);
             }
         }
     }
@@ -79,20 +104,52 @@ direct_transposed_acc(const convnd_conv_params &p, const T *__restrict__ x, cons
     return acc;
 }
 
-/* z may be y (in place), so neither carries __restrict__. */
+/* State element `linear` (SPEC §12): state[..., j, ...] = X[..., I_X - T_s + j, ...] along the
+ * prefix axis, zero before X's start. The state has x's shape with T_s on that axis and is
+ * enumerated row-major over its logical dims. */
+template <typename T, typename Idx>
+__device__ __forceinline__ void direct_state_element(const convnd_conv_params &p, const T *x,
+                                                     const T *prefix, T *state, Idx linear) {
+    Idx pos[3], len[3];
+    for (int t = 0; t < 3; ++t)
+        len[t] = t == p.io_dim ? (Idx)p.state_len : (Idx)p.in[t];
+    for (int t = 2; t >= 0; --t) {
+        pos[t] = linear % len[t];
+        linear /= len[t];
+    }
+    const Idx c = linear % (Idx)p.C_in, n = linear / (Idx)p.C_in;
+    const Idx s_off = conv_offset<Idx>(p.ss, n, c, pos[0], pos[1], pos[2]);
+    const Idx src = pos[p.io_dim] + (Idx)p.in[p.io_dim] - (Idx)p.state_len; /* position in X */
+    float v = 0.0f;
+    if (src >= 0) {
+        pos[p.io_dim] = src;
+        v = conv_load(direct_input_tap<T, Idx>(p, x, prefix, n, c, pos[0], pos[1], pos[2]).at,
+                      (Idx)0);
+    }
+    conv_store(state, s_off, v);
+}
+
+/* z may be y (in place), so neither carries __restrict__. The grid-stride loop covers y, then
+ * the state (SPEC §12), in one launch. */
 template <typename T, typename Idx>
 __global__ void direct_conv_kernel(const convnd_conv_params p, const T *__restrict__ x,
                                    const T *__restrict__ w, const T *__restrict__ bias, const T *z,
-                                   T *y) {
-    const Idx total = (Idx)p.y_numel;
+                                   T *y, const T *__restrict__ prefix, T *__restrict__ state) {
+    const Idx outputs = (Idx)p.y_numel, total = outputs + (Idx)p.state_numel;
     const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
          linear += step) {
+        if (linear >= outputs) {
+            direct_state_element<T, Idx>(p, x, prefix, state, linear - outputs);
+            continue;
+        }
         const conv_out_index<Idx> at = conv_output_index<Idx>(p, linear);
-        const float acc = p.mode == CONVND_TRANSPOSED ? direct_transposed_acc<T, Idx>(p, x, w, at)
-                                                      : direct_forward_acc<T, Idx>(p, x, w, at);
+        const float acc = p.mode == CONVND_TRANSPOSED
+                              ? direct_transposed_acc<T, Idx>(p, x, w, at)
+                              : direct_forward_acc<T, Idx>(p, x, w, prefix, at);
         const Idx y_off = conv_offset<Idx>(p.ys, at.n, at.c, at.o[0], at.o[1], at.o[2]);
-        conv_finish<T, Idx>(p, acc, bias, z, y, at.c, y_off);
+        const Idx z_off = conv_offset<Idx>(p.zs, at.n, at.c, at.o[0], at.o[1], at.o[2]);
+        conv_store(y, y_off, conv_epilogue<T, Idx>(p, acc, bias, z, at.c, z_off));
     }
 }
 
@@ -104,12 +161,12 @@ static const int64_t direct_max_blocks = 8192;
 template <typename T, typename Idx>
 static convnd_status direct_launch_typed(const convnd_launch_args *a, int threads) {
     const convnd_conv_params &p = a->params;
-    int64_t blocks = (p.y_numel + threads - 1) / threads;
+    int64_t blocks = (p.y_numel + p.state_numel + threads - 1) / threads;
     if (blocks > direct_max_blocks) blocks = direct_max_blocks;
     auto kernel = &direct_conv_kernel<T, Idx>;
     return convnd_launch(kernel, dim3((unsigned)blocks), dim3((unsigned)threads), 0, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
-                         (T *)a->y);
+                         (T *)a->y, (const T *)a->x_prefix, (T *)a->state);
 }
 
 template <typename T>
@@ -126,7 +183,7 @@ extern "C" convnd_status CONVND_LAUNCHER(direct)(const convnd_launch_args *a) {
     if (a->config < 0 || a->config >= nconfigs)
         return convnd_error(CONVND_ERR_INTERNAL, "direct: config %d out of range [0, %d)",
                             (int)a->config, nconfigs);
-    if (a->params.y_numel == 0) return CONVND_OK;
+    if (a->params.y_numel == 0 && a->params.state_numel == 0) return CONVND_OK;
     const int threads = direct_block_threads[a->config];
     return convnd_launch_by_dtype(a->params.dtype, "direct", [&](auto t) {
         return direct_launch_dtype<typename decltype(t)::type>(a, threads);

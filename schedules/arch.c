@@ -6,6 +6,7 @@
 #include "arch.h"
 #include "device_services.h"
 #include "refuse.h"
+#include "views_support.h"
 
 #ifndef CONVND_CUDA_ARCHS
 #define CONVND_CUDA_ARCHS "" /* built without CUDA: only the emulated device runs kernels */
@@ -68,7 +69,8 @@ int32_t convnd_schedule_arch_ok(const convnd_schedule *s, int32_t sm, const char
 int32_t convnd_schedule_supports_here(const convnd_schedule *s, const convnd_problem *p,
                                       const convnd_conv_params *params, int32_t config,
                                       char *reason, size_t reason_len) {
-    if (!convnd_schedule_arch_ok(s, convnd_device_sm(), CONVND_CUDA_ARCHS, reason, reason_len))
+    if (!convnd_schedule_arch_ok(s, convnd_device_sm(), CONVND_CUDA_ARCHS, reason, reason_len) ||
+        !convnd_schedule_reads_ok(s, p, params, reason, reason_len))
         return 0;
     return s->supports(p, params, config, reason, reason_len);
 }

@@ -49,4 +49,5 @@ const convnd_schedule convnd_schedule_direct = {
     .launch = direct_launch,
     .min_sm = 80,
     .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+    .reads = CONVND_READS_VIEWS | CONVND_READS_PREFIX_STATE,
 };

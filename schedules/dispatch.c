@@ -54,7 +54,8 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     convnd_plan_t plan;
     convnd_status st = convnd_plan_prepare(&plan, p);
     if (st != CONVND_OK) return st;
-    st = convnd_check_pointers(&plan.problem, &plan.sizes, x, w, bias, z, y);
+    const convnd_io io = {x, NULL, w, bias, z, y, NULL};
+    st = convnd_check_io(&plan.problem, &plan.sizes, &io);
     if (st != CONVND_OK) return st;
 
     /* autotune: time on the caller's operands, writing only a scratch y from the workspace's
@@ -77,5 +78,5 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     }
     st = convnd_plan_choose(&plan, opts, tune_on);
     if (st != CONVND_OK) return st;
-    return convnd_plan_launch(&plan, x, w, bias, z, y, workspace, workspace_bytes, stream);
+    return convnd_plan_launch(&plan, &io, workspace, workspace_bytes, stream);
 }

@@ -28,8 +28,7 @@ convnd_status convnd_plan_choose(convnd_plan_t *plan, const convnd_options *opts
     return CONVND_OK;
 }
 
-convnd_status convnd_plan_launch(const convnd_plan_t *plan, const void *x, const void *w,
-                                 const void *bias, const void *z, void *y, void *workspace,
+convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io, void *workspace,
                                  size_t workspace_bytes, void *stream) {
     const size_t given = workspace ? workspace_bytes : 0;
     const char *name = plan->schedule->name;
@@ -43,20 +42,23 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const void *x, const
         return convnd_error(CONVND_ERR_WORKSPACE,
                             "workspace: schedule '%s:%s' needs %zu bytes, given %zu", name, config,
                             plan->workspace_bytes, workspace_bytes);
-    const convnd_status st =
-        convnd_check_workspace(&plan->problem, x, w, bias, z, y, workspace, workspace_bytes);
+    const convnd_status st = convnd_check_workspace(&plan->problem, io, workspace, workspace_bytes);
     if (st != CONVND_OK) return st;
-    /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0) */
-    if ((plan->problem.mode == CONVND_WGRAD ? plan->params.w_numel : plan->params.y_numel) == 0)
+    /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0;
+     * a state is written even when C_out == 0) */
+    if ((plan->problem.mode == CONVND_WGRAD ? plan->params.w_numel : plan->params.y_numel) == 0 &&
+        plan->params.state_numel == 0)
         return CONVND_OK;
     const convnd_launch_args a = {
         .problem = &plan->problem,
         .params = plan->params,
-        .x = x,
-        .w = w,
-        .bias = plan->problem.has_bias ? bias : NULL,
-        .z = plan->problem.has_z ? z : NULL,
-        .y = y,
+        .x = io->x,
+        .w = io->w,
+        .bias = plan->problem.has_bias ? io->bias : NULL,
+        .z = plan->problem.has_z ? io->z : NULL,
+        .y = io->y,
+        .x_prefix = plan->problem.prefix_size > 0 ? io->x_prefix : NULL,
+        .state = plan->problem.state_size > 0 ? io->state : NULL,
         .workspace = workspace,
         .workspace_bytes = given,
         .stream = stream,
@@ -164,13 +166,20 @@ convnd_status convnd_plan_create(convnd_plan_t **plan, const convnd_problem *p,
     return CONVND_OK;
 }
 
+convnd_status convnd_plan_execute_io(const convnd_plan_t *plan, const convnd_io *io,
+                                     void *workspace, size_t workspace_bytes, void *stream) {
+    if (!plan || !io)
+        return convnd_error(CONVND_ERR_NULL_POINTER, "%s is NULL", !plan ? "plan" : "io");
+    const convnd_status st = convnd_check_io(&plan->problem, &plan->sizes, io);
+    if (st != CONVND_OK) return st;
+    return convnd_plan_launch(plan, io, workspace, workspace_bytes, stream);
+}
+
 convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, const void *w,
                                   const void *bias, const void *z, void *y, void *workspace,
                                   size_t workspace_bytes, void *stream) {
-    if (!plan) return convnd_error(CONVND_ERR_NULL_POINTER, "plan is NULL");
-    const convnd_status st = convnd_check_pointers(&plan->problem, &plan->sizes, x, w, bias, z, y);
-    if (st != CONVND_OK) return st;
-    return convnd_plan_launch(plan, x, w, bias, z, y, workspace, workspace_bytes, stream);
+    const convnd_io io = {x, NULL, w, bias, z, y, NULL};
+    return convnd_plan_execute_io(plan, &io, workspace, workspace_bytes, stream);
 }
 
 convnd_status convnd_plan_workspace_size(const convnd_plan_t *plan, size_t *bytes) {

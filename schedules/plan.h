@@ -31,8 +31,7 @@ convnd_status convnd_plan_choose(convnd_plan_t *plan, const convnd_options *opts
                                  const convnd_tune_buffers *tune);
 
 /* The workspace check and the launch; the caller has checked the pointers. */
-convnd_status convnd_plan_launch(const convnd_plan_t *plan, const void *x, const void *w,
-                                 const void *bias, const void *z, void *y, void *workspace,
+convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io, void *workspace,
                                  size_t workspace_bytes, void *stream);
 
 /* "schedule:config", with " (why it was chosen)" when with_reason, into buf; a buf too small is

@@ -27,7 +27,15 @@ typedef struct convnd_schedule {
      * arch_needs says; supports() is asked through convnd_schedule_supports_here (arch.h). */
     int32_t min_sm;
     const char *arch_needs;
+    /* CONVND_READS_* bits: what beyond packed tensors its kernels address; problems that need
+     * more are refused before supports() (schedules/views_support.c) */
+    int32_t reads;
 } convnd_schedule;
+
+enum {
+    CONVND_READS_VIEWS = 1,       /* x, y (dy) and z through any element strides (SPEC §11) */
+    CONVND_READS_PREFIX_STATE = 2 /* a prefix input and a state output (SPEC §12) */
+};
 
 #ifdef CONVND_HAVE_CUDA
 #define CONVND_LAUNCHER_OF(name)                                                                   \

@@ -103,6 +103,7 @@ const convnd_schedule convnd_schedule_wgrad_splitk = {
     .launch = wgrad_splitk_launch,
     .min_sm = 80,
     .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
 };
 
 const convnd_schedule convnd_schedule_wgrad_direct = {
@@ -115,4 +116,5 @@ const convnd_schedule convnd_schedule_wgrad_direct = {
     .launch = wgrad_direct_launch,
     .min_sm = 80,
     .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
 };

@@ -33,12 +33,7 @@ static test_schedule_config all_schedule_configs[MAX_SCHEDULE_CONFIGS];
 
 /* The wgrad schedules run weight-gradient problems only: tests/test_wgrad.c is their suite. */
 static size_t list_schedule_configs(void) {
-    const size_t n = test_list_schedule_configs(NULL, all_schedule_configs, MAX_SCHEDULE_CONFIGS);
-    size_t kept = 0;
-    for (size_t i = 0; i < n; ++i)
-        if (strncmp(convnd_schedule_table[all_schedule_configs[i].schedule]->name, "wgrad_", 6))
-            all_schedule_configs[kept++] = all_schedule_configs[i];
-    return kept;
+    return test_list_conv_configs(all_schedule_configs, MAX_SCHEDULE_CONFIGS);
 }
 
 #define FEATURE_COUNT test_feature_table_count

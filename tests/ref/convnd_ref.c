@@ -10,8 +10,9 @@
  * and y over logical indices (n or co/ci, c, s0, s1, s2). */
 typedef struct ref_geometry {
     int64_t in[3], out[3], k[3], s[3], d[3], p0[3];
-    int64_t xs[5], ws[5], ys[5];
+    int64_t xs[5], ws[5], ys[5], zs[5];
     int64_t x_numel, w_numel, y_numel;
+    int64_t x_span, y_span; /* elements from the base to the end of the last (views: SPEC §11) */
 } ref_geometry;
 
 /* Output size per SPEC §2 (forward) or §3 (transposed), computed here rather than taken from
@@ -56,10 +57,11 @@ static void pad_strides(const convnd_tensor_desc *d, int dims, int64_t out[5]) {
 }
 
 static convnd_status make_geometry(const convnd_problem *p, ref_geometry *g) {
-    convnd_tensor_desc xd, wd, yd;
+    convnd_tensor_desc xd, wd, yd, zd;
     convnd_status st = convnd_tensor_describe(p, CONVND_X, &xd);
     if (st == CONVND_OK) st = convnd_tensor_describe(p, CONVND_W, &wd);
     if (st == CONVND_OK) st = convnd_tensor_describe(p, CONVND_Y, &yd);
+    if (st == CONVND_OK) st = convnd_tensor_describe(p, CONVND_Z, &zd);
     if (st != CONVND_OK) return st;
 
     int dims = p->dims;
@@ -91,9 +93,13 @@ static convnd_status make_geometry(const convnd_problem *p, ref_geometry *g) {
     pad_strides(&xd, dims, g->xs);
     pad_strides(&wd, dims, g->ws);
     pad_strides(&yd, dims, g->ys);
+    pad_strides(&zd, dims, g->zs);
     g->x_numel = xd.numel;
     g->w_numel = wd.numel;
     g->y_numel = yd.numel;
+    const int64_t elem = (int64_t)convnd_ref_dtype_size(p->dtype);
+    g->x_span = xd.bytes / elem;
+    g->y_span = yd.bytes / elem;
     return CONVND_OK;
 }
 
@@ -126,7 +132,8 @@ double convnd_ref_activate(convnd_activation act, double v) {
     return NAN;
 }
 
-/* Loads a whole tensor as f64 (positions of a dense layout: 0 .. numel-1). */
+/* Loads a whole tensor as f64: every position from its base to the end of its last element
+ * (0 .. numel-1 when packed; a view's gaps are loaded too and never used). */
 static double *load_all(convnd_dtype dt, const void *data, int64_t numel) {
     double *out = malloc(sizeof(double) * (size_t)(numel > 0 ? numel : 1));
     if (!out) return NULL;
@@ -139,6 +146,8 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
                                   const void *bias, const void *z, double *y_exact, double *y_mag) {
     if (p && p->mode == CONVND_WGRAD)
         return CONVND_ERR_INVALID_ARGUMENT; /* not a conv: see below */
+    if (p && (p->prefix_size || p->state_size))
+        return CONVND_ERR_INVALID_ARGUMENT; /* the prefix is an operand: convnd_ref_conv_io */
     ref_geometry g;
     convnd_status st = make_geometry(p, &g);
     if (st != CONVND_OK) return st;
@@ -146,7 +155,7 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
         (p->has_z && !z))
         return CONVND_ERR_NULL_POINTER;
 
-    double *xv = load_all(p->dtype, x, g.x_numel);
+    double *xv = load_all(p->dtype, x, g.x_span);
     double *wv = load_all(p->dtype, w, g.w_numel);
     if (!xv || !wv) {
         free(xv);
@@ -191,6 +200,8 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
                         }
                         const int64_t yo =
                             n * g.ys[0] + co * g.ys[1] + o0 * g.ys[2] + o1 * g.ys[3] + o2 * g.ys[4];
+                        const int64_t zo =
+                            n * g.zs[0] + co * g.zs[1] + o0 * g.zs[2] + o1 * g.zs[3] + o2 * g.zs[4];
                         double v = alpha * acc;
                         mag *= fabs(alpha);
                         if (p->has_bias) {
@@ -199,7 +210,7 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
                             mag += fabs(b);
                         }
                         if (p->has_z) {
-                            const double bz = beta * convnd_ref_load(p->dtype, z, yo);
+                            const double bz = beta * convnd_ref_load(p->dtype, z, zo);
                             v += bz;
                             mag += fabs(bz);
                         }
@@ -211,20 +222,118 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
     return CONVND_OK;
 }
 
+/* Offset of logical element `i` (row-major over the shape) of a described tensor. */
+static int64_t element_offset(const convnd_tensor_desc *d, int64_t i) {
+    int64_t off = 0;
+    for (int r = d->rank - 1; r >= 0; r--) {
+        off += (i % d->shape[r]) * d->strides[r];
+        i /= d->shape[r];
+    }
+    return off;
+}
+
 convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void *w,
                               const void *bias, const void *z, void *y) {
     convnd_tensor_desc yd;
     convnd_status st = convnd_tensor_describe(p, CONVND_Y, &yd);
     if (st != CONVND_OK) return st;
     if (yd.numel > 0 && !y) return CONVND_ERR_NULL_POINTER;
-    /* computed in full before the first store, so z may equal y */
-    double *exact = malloc(sizeof(double) * (size_t)(yd.numel > 0 ? yd.numel : 1));
+    /* computed in full before the first store, so z may equal y; only y's elements are stored
+     * (a view's gaps are left alone) */
+    const int64_t span = (int64_t)(yd.bytes / (int64_t)convnd_ref_dtype_size(p->dtype));
+    double *exact = malloc(sizeof(double) * (size_t)(span > 0 ? span : 1));
     if (!exact) return CONVND_ERR_OUT_OF_MEMORY;
     st = convnd_ref_conv_f64(p, x, w, bias, z, exact, NULL);
     if (st == CONVND_OK)
-        for (int64_t i = 0; i < yd.numel; i++)
-            convnd_ref_store(p->dtype, y, i, exact[i]);
+        for (int64_t i = 0; i < yd.numel; i++) {
+            const int64_t off = element_offset(&yd, i);
+            convnd_ref_store(p->dtype, y, off, exact[off]);
+        }
     free(exact);
+    return st;
+}
+
+/* ---- prefix input and state output (SPEC §12): X = cat(x_prefix, x), made explicitly -------- */
+
+convnd_status convnd_ref_io_input(const convnd_problem *p, const void *x_prefix, const void *x,
+                                  convnd_problem *q, void **X) {
+    convnd_tensor_desc xd, pd, Xd;
+    *X = NULL;
+    convnd_status st = convnd_tensor_describe(p, CONVND_X, &xd);
+    if (st != CONVND_OK) return st;
+    if (!p->prefix_size && !p->state_size) return CONVND_ERR_INVALID_ARGUMENT;
+    if ((st = convnd_tensor_describe(p, CONVND_X_PREFIX, &pd)) != CONVND_OK) return st;
+    if ((pd.numel > 0 && !x_prefix) || (xd.numel > 0 && !x)) return CONVND_ERR_NULL_POINTER;
+    /* q: the same conv over X, packed in x's layout, with no prefix or state */
+    *q = *p;
+    const int a = p->io_axis;
+    q->input[a] = p->input[a] + p->prefix_size;
+    q->prefix_size = q->state_size = 0;
+    q->io_axis = 0;
+    q->x_view.custom = 0;
+    if ((st = convnd_tensor_describe(q, CONVND_X, &Xd)) != CONVND_OK) return st;
+    const size_t elem = convnd_ref_dtype_size(p->dtype);
+    unsigned char *cat = malloc(elem * (size_t)(Xd.numel > 0 ? Xd.numel : 1));
+    if (!cat) return CONVND_ERR_OUT_OF_MEMORY;
+    for (int64_t i = 0; i < Xd.numel; i++) {
+        /* position along the axis of X's logical element i */
+        int64_t rest = i, pos = 0;
+        for (int r = Xd.rank - 1; r >= 2 + a; r--) {
+            pos = rest % Xd.shape[r];
+            rest /= Xd.shape[r];
+        }
+        const int from_prefix = pos < p->prefix_size;
+        /* the same logical element in the prefix, or in x shifted by prefix_size on the axis */
+        int64_t src = 0, j = i;
+        const convnd_tensor_desc *d = from_prefix ? &pd : &xd;
+        for (int r = Xd.rank - 1; r >= 0; r--) {
+            int64_t idx = j % Xd.shape[r];
+            j /= Xd.shape[r];
+            if (r == 2 + a && !from_prefix) idx -= p->prefix_size;
+            src += idx * d->strides[r];
+        }
+        const double v = convnd_ref_load(p->dtype, from_prefix ? x_prefix : x, src);
+        convnd_ref_store(p->dtype, cat, element_offset(&Xd, i), v);
+    }
+    *X = cat;
+    return CONVND_OK;
+}
+
+convnd_status convnd_ref_state(const convnd_problem *p, const convnd_problem *q, const void *X,
+                               void *state) {
+    convnd_tensor_desc sd, Xd;
+    convnd_status st = convnd_tensor_describe(p, CONVND_STATE, &sd);
+    if (st == CONVND_OK) st = convnd_tensor_describe(q, CONVND_X, &Xd);
+    if (st != CONVND_OK) return st;
+    if (sd.numel > 0 && !state) return CONVND_ERR_NULL_POINTER;
+    const int a = p->io_axis;
+    /* state[..., j, ...] = X[..., I_X - T_s + j, ...], zero before X's start */
+    for (int64_t i = 0; i < sd.numel; i++) {
+        int64_t src = 0, j = i, valid = 1;
+        for (int r = sd.rank - 1; r >= 0; r--) {
+            int64_t idx = j % sd.shape[r];
+            j /= sd.shape[r];
+            if (r == 2 + a) idx += q->input[a] - p->state_size;
+            valid &= idx >= 0;
+            src += idx * Xd.strides[r];
+        }
+        convnd_ref_store(p->dtype, state, element_offset(&sd, i),
+                         valid ? convnd_ref_load(p->dtype, X, src) : 0.0);
+    }
+    return CONVND_OK;
+}
+
+convnd_status convnd_ref_conv_io(const convnd_problem *p, const void *x_prefix, const void *x,
+                                 const void *w, const void *bias, const void *z, void *y,
+                                 void *state) {
+    if (p && !p->prefix_size && !p->state_size) return convnd_ref_conv(p, x, w, bias, z, y);
+    convnd_problem q;
+    void *X;
+    convnd_status st = convnd_ref_io_input(p, x_prefix, x, &q, &X);
+    if (st != CONVND_OK) return st;
+    st = convnd_ref_state(p, &q, X, state);
+    if (st == CONVND_OK) st = convnd_ref_conv(&q, X, w, bias, z, y);
+    free(X);
     return st;
 }
 
@@ -235,8 +344,8 @@ static convnd_status wgrad_inputs(const convnd_problem *p, const ref_geometry *g
                                   const void *dy, const void *z, double **xv, double **dyv) {
     if ((g->x_numel > 0 && !x) || (g->y_numel > 0 && !dy) || (p->has_z && !z))
         return CONVND_ERR_NULL_POINTER;
-    *xv = load_all(p->dtype, x, g->x_numel);
-    *dyv = load_all(p->dtype, dy, g->y_numel);
+    *xv = load_all(p->dtype, x, g->x_span);
+    *dyv = load_all(p->dtype, dy, g->y_span);
     if (*xv && *dyv) return CONVND_OK;
     free(*xv);
     free(*dyv);

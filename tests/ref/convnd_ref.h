@@ -3,7 +3,8 @@
  * the output is rounded once, at the end, to the problem's dtype.
  *
  * All pointers are host pointers. Tensors are laid out as convnd_tensor_describe() says for the
- * problem (x_layout, w_layout, resolved y_layout; z shares y's layout; bias is [C_out]). */
+ * problem (x_layout, w_layout, resolved y_layout, or the views' strides of SPEC §11; bias is
+ * [C_out]). */
 #ifndef CONVND_REF_H
 #define CONVND_REF_H
 
@@ -21,10 +22,23 @@ extern "C" {
 convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void *w,
                               const void *bias, const void *z, void *y);
 
+/* SPEC §12: the conv of p over X = cat(x_prefix, x) along p->io_axis, made as an explicit copy,
+ * and state (when state_size > 0) = X's last state_size positions, zeros before X's start. */
+/* X itself (malloc'd into *X, packed in x's layout) and *q, p's conv over it with no prefix or
+ * state. A p without prefix or state is CONVND_ERR_INVALID_ARGUMENT. */
+convnd_status convnd_ref_io_input(const convnd_problem *p, const void *x_prefix, const void *x,
+                                  convnd_problem *q, void **X);
+/* The state of p from q and X as convnd_ref_io_input made them. */
+convnd_status convnd_ref_state(const convnd_problem *p, const convnd_problem *q, const void *X,
+                               void *state);
+convnd_status convnd_ref_conv_io(const convnd_problem *p, const void *x_prefix, const void *x,
+                                 const void *w, const void *bias, const void *z, void *y,
+                                 void *state);
+
 /* The same result before the final rounding. y_exact and y_mag (either may be NULL) are indexed
- * like y (same strides, describe(Y).numel doubles). y_mag holds, per output, the magnitude
- * |alpha| * sum |x*w| + |bias| + |beta*z| of the terms that made it: the scale for rounding-
- * error tolerances (the activations here have a slope of at most 1.13, see below). */
+ * like y (same strides, describe(Y).bytes / element size doubles). y_mag holds, per output, the
+ * magnitude |alpha| * sum |x*w| + |bias| + |beta*z| of the terms that made it: the scale for
+ * rounding- error tolerances (the activations here have a slope of at most 1.13, see below). */
 convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const void *w,
                                   const void *bias, const void *z, double *y_exact, double *y_mag);
 

@@ -17,13 +17,16 @@
 typedef struct test_conv_case {
     convnd_problem p; /* y_layout resolved */
     int z_in_place;   /* z is y: y starts out holding z */
-    convnd_tensor_desc xd, wd, yd;
+    convnd_tensor_desc xd, wd, yd, zd;
+    /* elements from each base pointer to the end of its last element: numel when packed, more
+     * for a view (SPEC §11), whose gaps hold random values (x, z) or poison (y) */
+    int64_t x_span, y_span, z_span;
     int64_t bias_n;
     size_t esize;
     void *hx, *hw, *hb, *hz;      /* host inputs (hz: also the in-place start value of y) */
     void *dx, *dw, *db, *dz, *dy; /* device */
     void *hy;                     /* y of the last run */
-    double *ref, *mag;            /* exact result and magnitudes, indexed like y */
+    double *ref, *mag;            /* exact result and magnitudes, indexed like y (y_span) */
 } test_conv_case;
 
 /* Valid p only. Fills x, w, bias and z with seeded random values and computes the reference.
@@ -32,7 +35,7 @@ int test_case_init(test_conv_case *c, const convnd_problem *p, int z_in_place, u
                    char *err, size_t err_len);
 void test_case_free(test_conv_case *c);
 
-/* Replaces x and w (host data of the case's dtype, numel of xd / wd; NULL keeps one), uploads
+/* Replaces x and w (host data of the case's dtype, x_span / wd.numel; NULL keeps one), uploads
  * them and recomputes the reference. Returns 1, or 0 with a message. */
 int test_case_set_inputs(test_conv_case *c, const void *hx, const void *hw, char *err,
                          size_t err_len);
@@ -41,8 +44,16 @@ int test_case_set_inputs(test_conv_case *c, const void *hx, const void *hw, char
  * with `spec` forced (NULL: the planner), downloads y. Returns conv_nd's status. */
 convnd_status test_case_run(test_conv_case *c, const char *spec);
 
+/* SPEC §12: runs p, a problem with a prefix and/or a state whose conv over X = cat(x_prefix, x)
+ * is the case's problem (convnd_ref_io_input's q, with X as the case's x), through a plan with
+ * spec forced and convnd_plan_execute_io on the given device x_prefix, x and state and the
+ * case's w, bias, z and y (y poisoned first, as test_case_run). Returns the status. */
+convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const char *spec,
+                               const void *x_prefix, const void *x, void *state);
+
 /* y of the last run against the reference: 1 when every element was written, is finite and
- * within test_tolerance; else 0 and msg names the first bad element and how many are bad. */
+ * within test_tolerance, and a view's gaps were left alone; else 0 and msg names the first bad
+ * element and how many are bad. */
 int test_case_check(const test_conv_case *c, char *msg, size_t msg_len);
 
 /* The poison pattern's bits for dtype dt (a NaN), and a buffer of n such elements. */

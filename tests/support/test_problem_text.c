@@ -63,6 +63,16 @@ const char *convnd_problem_format(char *buf, size_t buf_len, const convnd_proble
     if (p->activation != CONVND_ACT_NONE)
         put(buf, buf_len, &used, " act=%s", act_text(p->activation));
     if (p->math == CONVND_MATH_ALLOW_TF32) put(buf, buf_len, &used, " tf32");
+    const convnd_view *views[] = {&p->x_view, &p->y_view, &p->z_view};
+    const char *names[] = {"xs", "ys", "zs"};
+    for (int i = 0; i < 3; ++i)
+        if (views[i]->custom) {
+            put_list(buf, buf_len, &used, names[i], views[i]->strides, dims + 2);
+            if (views[i]->extent) put(buf, buf_len, &used, ":%lld", (long long)views[i]->extent);
+        }
+    if (p->prefix_size || p->state_size)
+        put(buf, buf_len, &used, " axis=%d pre=%lld st=%lld", (int)p->io_axis,
+            (long long)p->prefix_size, (long long)p->state_size);
     return buf;
 }
 
@@ -83,6 +93,19 @@ static int parse_list(const char *s, int64_t *v, int32_t dims) {
     else if (n != dims)
         return 0;
     return 1;
+}
+
+/* "xs=1,2,3,4[:extent]": a custom view of rank dims + 2 (SPEC §11). */
+static int parse_view(const char *s, convnd_view *v, int32_t dims) {
+    char list[128];
+    const char *colon = strchr(s, ':');
+    const size_t n = colon ? (size_t)(colon - s) : strlen(s);
+    if (n >= sizeof list) return 0;
+    memcpy(list, s, n);
+    list[n] = '\0';
+    v->custom = 1;
+    v->extent = colon ? strtoll(colon + 1, NULL, 10) : 0;
+    return parse_list(list, v->strides, dims + 2);
 }
 
 static int parse_layout(const char *s, convnd_layout *l) {
@@ -149,6 +172,18 @@ static int parse_token(const char *tok, convnd_problem *p) {
         return parse_layout(val, &p->w_layout);
     else if (!strcmp(key, "y"))
         return parse_layout(val, &p->y_layout);
+    else if (!strcmp(key, "xs"))
+        return parse_view(val, &p->x_view, d);
+    else if (!strcmp(key, "ys"))
+        return parse_view(val, &p->y_view, d);
+    else if (!strcmp(key, "zs"))
+        return parse_view(val, &p->z_view, d);
+    else if (!strcmp(key, "axis"))
+        p->io_axis = (int32_t)strtol(val, NULL, 10);
+    else if (!strcmp(key, "pre"))
+        p->prefix_size = strtoll(val, NULL, 10);
+    else if (!strcmp(key, "st"))
+        p->state_size = strtoll(val, NULL, 10);
     else if (!strcmp(key, "alpha"))
         p->alpha = strtof(val, NULL);
     else if (!strcmp(key, "beta"))

@@ -41,6 +41,15 @@ size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out,
     return n;
 }
 
+size_t test_list_conv_configs(test_schedule_config *out, size_t max) {
+    const size_t n = test_list_schedule_configs(NULL, out, max);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (strncmp(convnd_schedule_table[out[i].schedule]->name, "wgrad_", 6))
+            out[kept++] = out[i];
+    return kept;
+}
+
 static const test_numerics tc_numerics[] = {
     {CONVND_F16, CONVND_MATH_DEFAULT},
     {CONVND_BF16, CONVND_MATH_DEFAULT},

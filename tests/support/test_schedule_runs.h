@@ -41,6 +41,9 @@ convnd_conv_params test_params_of(const convnd_problem *p);
  * in registry order; returns how many (at most max). */
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max);
 
+/* Every (schedule, config) but the wgrad schedules' (tests/test_wgrad.c is their suite). */
+size_t test_list_conv_configs(test_schedule_config *out, size_t max);
+
 /* "name:config" of sc. */
 void test_schedule_spec(test_schedule_config sc, char *buf, size_t len);
 

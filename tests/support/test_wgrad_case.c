@@ -36,8 +36,11 @@ int test_wgrad_init(test_wgrad_case *c, const convnd_problem *p, int z_in_place,
     }
     c->esize = convnd_ref_dtype_size(c->p.dtype);
     test_rng r = test_rng_seed(seed);
-    c->hx = host_alloc(c->esize, c->xd.numel);
-    c->hdy = host_alloc(c->esize, c->dyd.numel);
+    /* x and dy may be views (SPEC §11): their buffers run to the end of their last element */
+    const int64_t x_span = c->xd.bytes / (int64_t)c->esize,
+                  dy_span = c->dyd.bytes / (int64_t)c->esize;
+    c->hx = host_alloc(c->esize, x_span);
+    c->hdy = host_alloc(c->esize, dy_span);
     c->hz = host_alloc(c->esize, c->dwd.numel);
     c->hdw = host_alloc(c->esize, c->dwd.numel);
     c->ref = calloc((size_t)(c->dwd.numel > 0 ? c->dwd.numel : 1), sizeof(double));
@@ -46,11 +49,11 @@ int test_wgrad_init(test_wgrad_case *c, const convnd_problem *p, int z_in_place,
         snprintf(err, err_len, "out of host memory");
         return 0;
     }
-    test_fill_random(c->p.dtype, c->hx, c->xd.numel, &r);
-    test_fill_random(c->p.dtype, c->hdy, c->dyd.numel, &r);
+    test_fill_random(c->p.dtype, c->hx, x_span, &r);
+    test_fill_random(c->p.dtype, c->hdy, dy_span, &r);
     test_fill_random(c->p.dtype, c->hz, c->dwd.numel, &r);
-    c->dx = test_device_upload(c->p.dtype, c->hx, c->xd.numel);
-    c->ddy = test_device_upload(c->p.dtype, c->hdy, c->dyd.numel);
+    c->dx = test_device_upload(c->p.dtype, c->hx, x_span);
+    c->ddy = test_device_upload(c->p.dtype, c->hdy, dy_span);
     c->ddw = test_device_upload(c->p.dtype, NULL, c->dwd.numel);
     c->dz = c->p.has_z && !z_in_place ? test_device_upload(c->p.dtype, c->hz, c->dwd.numel) : NULL;
     if (!c->dx || !c->ddy || !c->ddw || (c->p.has_z && !z_in_place && !c->dz)) {

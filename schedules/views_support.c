@@ -1,0 +1,37 @@
+/* Views and prefix/state against what a schedule's kernels read (views_support.h). */
+#include "views_support.h"
+
+#include <inttypes.h>
+
+#include "problem_internal.h"
+#include "refuse.h"
+
+int32_t convnd_schedule_reads_ok(const convnd_schedule *s, const convnd_problem *p,
+                                 const convnd_conv_params *params, char *reason,
+                                 size_t reason_len) {
+    if (params->io_dim >= 0 && !(s->reads & CONVND_READS_PREFIX_STATE))
+        return convnd_refuse(
+            reason, reason_len,
+            "schedule '%s' reads no prefix and writes no state (prefix_size=%" PRId64
+            ", state_size=%" PRId64 "; 'direct' does)",
+            s->name, p->prefix_size, p->state_size);
+    /* a view that addresses its tensor as the packed layout does is no view */
+    if (!params->strided || (s->reads & CONVND_READS_VIEWS)) return 1;
+    const int32_t x = params->strided & CONVND_STRIDED_X, y = params->strided & CONVND_STRIDED_Y;
+    const int64_t *padded = x ? params->xs : y ? params->ys : params->zs;
+    /* the logical strides [N, C, spatial...] from the kernels' padded 5-entry form */
+    int64_t strides[CONVND_MAX_RANK];
+    strides[0] = padded[0];
+    strides[1] = padded[1];
+    for (int32_t t = 0; t < p->dims; ++t)
+        strides[2 + t] = padded[2 + 3 - p->dims + t];
+    char text[160];
+    return convnd_refuse(reason, reason_len,
+                         "schedule '%s' reads packed tensors only: %s has strides %s, not its "
+                         "packed layout's (a view, SPEC §11)",
+                         s->name,
+                         x   ? "x"
+                         : y ? (p->mode == CONVND_WGRAD ? "dy" : "y")
+                             : "z",
+                         convnd_format_ints(text, sizeof text, strides, p->dims + 2));
+}

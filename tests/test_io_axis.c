@@ -1,0 +1,378 @@
+/* A prefix input and a state output along one spatial axis (SPEC §12), on every schedule that
+ * reads them: y against the reference conv over the explicit X = cat(x_prefix, x), the state
+ * bit for bit against X's last positions, in every thread order, y and the state poisoned first;
+ * chunked runs with the carried state equal the whole run bit for bit (conv1d, and the time axis
+ * of a causal conv3d); the causal-cache binding; every other schedule declines; bad prefixes,
+ * states and pointers are refused with nothing written. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convnd.h"
+#include "convnd_bind.h"
+#include "convnd_ref.h"
+#include "schedule.h"
+#include "test_conv_case.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+#include "test_random.h"
+#include "test_schedule_runs.h"
+
+static const test_case_text io_cases[] = {
+    /* causal conv1d chunk: 3 cached steps, the next chunk's 3 written */
+    {"conv1d_cache", "fwd 1d N=2 Ci=4 Co=4 g=4 I=7 K=4 P0=0 bias act=silu axis=0 pre=3 st=3", 0},
+    {"conv1d_cache_cl", "fwd 1d N=2 Ci=5 Co=3 I=6 K=3 D=2 P0=1 bf16 x=cl axis=0 pre=3 st=4", 0},
+    /* Wan-style causal conv3d: 2 cached frames, padding 1 in H and W */
+    {"conv3d_time_cache",
+     "fwd 3d N=1 Ci=3 Co=4 I=3,4,5 K=3 P0=0,1,1 P1=0,1,1 bias axis=0 pre=2 st=2", 0},
+    {"conv3d_time_cache_cl",
+     "fwd 3d N=1 Ci=3 Co=2 I=2,3,4 K=3,3,2 P0=0,1,0 P1=0,1,1 f16 x=cl z beta=0.5 axis=0 pre=2 st=2",
+     1},
+    /* prefix along a non-leading axis, strided conv, a state longer than X (zeros in front) */
+    {"conv2d_width_prefix", "fwd 2d N=2 Ci=3 Co=2 I=4,5 K=2,3 S=1,2 P0=1,0 axis=1 pre=2 st=9", 0},
+    /* a state without a prefix, and a prefix without a state */
+    {"state_only", "fwd 2d N=1 Ci=2 Co=3 I=5,4 K=3 P0=2,1 P1=0,1 axis=0 st=2", 0},
+    {"prefix_only", "fwd 1d N=3 Ci=2 Co=2 I=5 K=3 D=2 P0=1 axis=0 pre=3", 0},
+    /* x itself a view (a channel slice of a [2, 6, 7] buffer) behind the prefix */
+    {"prefix_and_x_view", "fwd 1d N=2 Ci=4 Co=4 I=7 K=3 axis=0 pre=2 st=2 xs=42,7,1", 0},
+};
+#define IO_CASES (sizeof io_cases / sizeof io_cases[0])
+
+/* Runs p (with its prefix/state) on spec in every thread order: y against the reference over
+ * the explicit X, the state bit for bit. */
+static void run_io_case(const char *spec, const char *id, const convnd_problem *p, int z_in_place,
+                        uint64_t seed) {
+    char text[512], err[512];
+    convnd_problem_format(text, sizeof text, p);
+    convnd_tensor_desc xd, pd, sd;
+    cr_assert_eq(convnd_tensor_describe(p, CONVND_X, &xd), CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(convnd_tensor_describe(p, CONVND_X_PREFIX, &pd), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(p, CONVND_STATE, &sd), CONVND_OK);
+    const size_t es = convnd_ref_dtype_size(p->dtype);
+    const int64_t x_span = xd.bytes / (int64_t)es;
+    test_rng r = test_rng_seed(seed);
+    void *hx = malloc(es * (size_t)(x_span + 1)), *hp = malloc(es * (size_t)(pd.numel + 1));
+    void *sref = malloc(es * (size_t)(sd.numel + 1)), *sgot = malloc(es * (size_t)(sd.numel + 1));
+    cr_assert(hx && hp && sref && sgot);
+    test_fill_random(p->dtype, hx, x_span, &r);
+    test_fill_random(p->dtype, hp, pd.numel, &r);
+    convnd_problem q;
+    void *X;
+    cr_assert_eq(convnd_ref_io_input(p, hp, hx, &q, &X), CONVND_OK);
+    cr_assert_eq(convnd_ref_state(p, &q, X, sref), CONVND_OK);
+    test_conv_case c;
+    cr_assert(test_case_init(&c, &q, z_in_place, test_rng_next(&r), err, sizeof err), "%s: %s", id,
+              err);
+    cr_assert(test_case_set_inputs(&c, X, NULL, err, sizeof err), "%s: %s", id, err);
+    void *dp = test_device_upload(p->dtype, hp, pd.numel);
+    void *dx = test_device_upload(p->dtype, hx, x_span);
+    void *ds = test_device_upload(p->dtype, NULL, sd.numel);
+    cr_assert(dp && dx && ds);
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        test_poison_fill(p->dtype, sgot, sd.numel > 0 ? sd.numel : 1);
+        cr_assert_eq(convnd_memcpy_h2d(ds, sgot, es * (size_t)(sd.numel > 0 ? sd.numel : 1)),
+                     CONVND_OK);
+        const convnd_status st = test_case_run_io(&c, p, spec, p->prefix_size ? dp : NULL, dx,
+                                                  p->state_size ? ds : NULL);
+        char msg[1024] = "";
+        const int ok = st == CONVND_OK && test_case_check(&c, msg, sizeof msg);
+        cr_expect(ok, "%s case %s (order %s): %s%s\n  problem: %s", spec, id,
+                  test_order_name(order), st == CONVND_OK ? "" : convnd_last_error(), msg, text);
+        cr_assert_eq(convnd_memcpy_d2h(sgot, ds, es * (size_t)sd.numel), CONVND_OK);
+        cr_expect(memcmp(sgot, sref, es * (size_t)sd.numel) == 0,
+                  "%s case %s (order %s): the state differs from X's last %lld positions\n  "
+                  "problem: %s",
+                  spec, id, test_order_name(order), (long long)p->state_size, text);
+    }
+    convnd_free(dp);
+    convnd_free(dx);
+    convnd_free(ds);
+    test_case_free(&c);
+    free(X);
+    free(hx);
+    free(hp);
+    free(sref);
+    free(sgot);
+}
+
+#define MAX_CONFIGS 256
+static test_schedule_config all_configs[MAX_CONFIGS];
+
+TestSuite(io_axis, .timeout = 600);
+
+ParameterizedTestParameters(io_axis, forced_schedules) {
+    return cr_make_param_array(test_schedule_config, all_configs,
+                               test_list_schedule_configs(NULL, all_configs, MAX_CONFIGS));
+}
+
+ParameterizedTest(test_schedule_config *sc, io_axis, forced_schedules) {
+    char spec[128];
+    test_schedule_spec(*sc, spec, sizeof spec);
+    const convnd_schedule *s = convnd_schedule_table[sc->schedule];
+    for (size_t i = 0; i < IO_CASES; ++i) {
+        const convnd_problem p = test_parse_valid(io_cases[i].problem);
+        char reason[512] = "";
+        const int32_t ok = convnd_schedule_supports(spec, &p, reason, sizeof reason);
+        if (!(s->reads & CONVND_READS_PREFIX_STATE)) {
+            cr_expect(!ok, "%s reads no prefix but accepts case %s", spec, io_cases[i].id);
+            cr_expect(strstr(reason, "reads no prefix and writes no state") != NULL,
+                      "%s on case %s: reason '%s'", spec, io_cases[i].id, reason);
+            continue;
+        }
+        cr_assert(ok, "%s refuses case %s: %s", spec, io_cases[i].id, reason);
+        run_io_case(spec, io_cases[i].id, &p, io_cases[i].z_in_place,
+                    test_seed_of(io_cases[i].id, 17));
+    }
+}
+
+Test(io_axis, planner_picks_direct) {
+    for (size_t i = 0; i < IO_CASES; ++i)
+        test_expect_plan(io_cases[i].problem, "direct:");
+}
+
+/* ---- chunked with the carried state == whole, bit for bit ---------------------------------- */
+
+/* The whole causal problem over `total` steps of time (axis 0) and its chunks: each chunk reads
+ * its x as a view of the whole x and writes its y as a view of the whole y (time slices), the
+ * previous chunk's state as its prefix (none for the first), and writes its own state. */
+static void check_chunked_equals_whole(const convnd_problem *whole, const int64_t *chunks,
+                                       int n_chunks, const char *spec, const char *what) {
+    const int32_t d = whole->dims;
+    const size_t es = convnd_ref_dtype_size(whole->dtype);
+    convnd_tensor_desc xd, wd, yd;
+    cr_assert_eq(convnd_tensor_describe(whole, CONVND_X, &xd), CONVND_OK, "%s",
+                 convnd_last_error());
+    cr_assert_eq(convnd_tensor_describe(whole, CONVND_W, &wd), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(whole, CONVND_Y, &yd), CONVND_OK);
+    test_rng r = test_rng_seed(0xc4a1);
+    void *hx = malloc(es * (size_t)xd.numel), *hw = malloc(es * (size_t)wd.numel);
+    void *hb = malloc(es * (size_t)whole->C_out);
+    void *y_whole = malloc(es * (size_t)yd.numel), *y_chunked = malloc(es * (size_t)yd.numel);
+    cr_assert(hx && hw && hb && y_whole && y_chunked);
+    test_fill_random(whole->dtype, hx, xd.numel, &r);
+    test_fill_random(whole->dtype, hw, wd.numel, &r);
+    test_fill_random(whole->dtype, hb, whole->C_out, &r);
+    void *dx = test_device_upload(whole->dtype, hx, xd.numel);
+    void *dw = test_device_upload(whole->dtype, hw, wd.numel);
+    void *db = test_device_upload(whole->dtype, hb, whole->C_out);
+    void *dy = test_device_upload(whole->dtype, NULL, yd.numel);
+    cr_assert(dx && dw && db && dy);
+    convnd_options opts = {.schedule = spec};
+    cr_assert_eq(
+        conv_nd(whole, dx, dw, whole->has_bias ? db : NULL, NULL, dy, NULL, 0, NULL, &opts),
+        CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(convnd_memcpy_d2h(y_whole, dy, es * (size_t)yd.numel), CONVND_OK);
+
+    /* states ping-pong between two buffers (a state may overlap no other tensor) */
+    const int64_t cache = whole->pad_before[0];
+    void *states[2] = {NULL, NULL};
+    test_poison_fill(whole->dtype, y_chunked, yd.numel);
+    cr_assert_eq(convnd_memcpy_h2d(dy, y_chunked, es * (size_t)yd.numel), CONVND_OK);
+    int64_t t0 = 0;
+    for (int j = 0; j < n_chunks; ++j) {
+        convnd_problem chunk = *whole, bound;
+        chunk.input[0] = chunks[j];
+        chunk.pad_before[0] = cache; /* as bound by convnd_bind_causal_conv */
+        cr_assert_eq(convnd_bind_causal_cache(&chunk, j ? cache : 0, cache, &bound), CONVND_OK,
+                     "%s", convnd_last_error());
+        bound.x_view.custom = bound.y_view.custom = 1;
+        memcpy(bound.x_view.strides, xd.strides, sizeof xd.strides);
+        memcpy(bound.y_view.strides, yd.strides, sizeof yd.strides);
+        convnd_tensor_desc sd;
+        cr_assert_eq(convnd_tensor_describe(&bound, CONVND_STATE, &sd), CONVND_OK, "%s",
+                     convnd_last_error());
+        if (!states[j & 1]) states[j & 1] = test_device_upload(whole->dtype, NULL, sd.numel);
+        convnd_plan_t *plan;
+        cr_assert_eq(convnd_plan_create(&plan, &bound, &opts), CONVND_OK, "%s",
+                     convnd_last_error());
+        /* the time slices [t0, t0 + chunk) of the whole x and y (outputs: one per step) */
+        const convnd_io io = {(const char *)dx + es * (size_t)(t0 * xd.strides[2]),
+                              j ? states[(j + 1) & 1] : NULL,
+                              dw,
+                              whole->has_bias ? db : NULL,
+                              NULL,
+                              (char *)dy + es * (size_t)(t0 * yd.strides[2]),
+                              states[j & 1]};
+        cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK, "%s chunk %d: %s",
+                     what, j, convnd_last_error());
+        convnd_plan_destroy(plan);
+        t0 += chunks[j];
+    }
+    (void)d;
+    cr_assert_eq(convnd_synchronize(NULL), CONVND_OK);
+    cr_assert_eq(convnd_memcpy_d2h(y_chunked, dy, es * (size_t)yd.numel), CONVND_OK);
+    int64_t differ = 0, first = -1;
+    for (int64_t i = 0; i < yd.numel; ++i)
+        if (memcmp((char *)y_chunked + es * (size_t)i, (char *)y_whole + es * (size_t)i, es)) {
+            if (first < 0) first = i;
+            ++differ;
+        }
+    cr_expect(differ == 0,
+              "%s on %s: %lld of %lld outputs differ from the whole run (first at %lld)", what,
+              spec, (long long)differ, (long long)yd.numel, (long long)first);
+    void *dev[] = {dx, dw, db, dy, states[0], states[1]};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
+        if (dev[i]) convnd_free(dev[i]);
+    free(hx);
+    free(hw);
+    free(hb);
+    free(y_whole);
+    free(y_chunked);
+}
+
+/* Chunk lengths summing to the whole, with one shorter than the cache (its state starts with
+ * zeros from the padding) and single steps (decode). */
+static const int64_t chunks_1d[] = {2, 9, 1, 1, 6, 5};
+static const int64_t chunks_3d[] = {1, 3, 2, 1};
+
+Test(io_axis, chunked_equals_whole_conv1d) {
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        /* depthwise causal conv1d, width 4, dilation 2: cache D(K-1) = 6 */
+        convnd_problem p =
+            test_parse_valid("fwd 1d N=2 Ci=6 Co=6 g=6 I=24 K=4 D=2 P0=6 P1=0 bias act=silu");
+        check_chunked_equals_whole(&p, chunks_1d, 6, "direct", "conv1d depthwise");
+        /* a dense one in bf16, channels-last */
+        p = test_parse_valid("fwd 1d N=1 Ci=5 Co=3 I=24 K=3 P0=2 P1=0 bf16 x=cl");
+        check_chunked_equals_whole(&p, chunks_1d, 6, "direct:t128", "conv1d dense cl");
+    }
+}
+
+Test(io_axis, chunked_equals_whole_conv3d_time) {
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        /* Wan's causal conv3d: kernel 3, time padding 2 (CACHE_T = 2), H/W padding 1 */
+        convnd_problem p;
+        const convnd_shape in = {5, {1, 3, 7, 4, 5}}, w = {5, {4, 3, 3, 3, 3}};
+        const convnd_ints pad = {1, {1}};
+        cr_assert_eq(convnd_bind_causal_conv(3, &in, &w, 4, NULL, &pad, NULL, 1, &p), CONVND_OK,
+                     "%s", convnd_last_error());
+        p.has_bias = 1;
+        check_chunked_equals_whole(&p, chunks_3d, 4, "direct", "causal conv3d");
+        p.x_layout = p.y_layout = CONVND_CHANNELS_LAST;
+        p.dtype = CONVND_F16;
+        check_chunked_equals_whole(&p, chunks_3d, 4, "direct:t128", "causal conv3d f16 cl");
+    }
+}
+
+/* ---- the binding ----------------------------------------------------------------------------- */
+
+Test(io_axis, causal_cache_binding) {
+    convnd_problem causal, bound;
+    const convnd_shape in = {5, {1, 8, 4, 6, 6}}, w = {5, {8, 8, 3, 3, 3}};
+    const convnd_ints pad = {1, {1}};
+    cr_assert_eq(convnd_bind_causal_conv(3, &in, &w, -1, NULL, &pad, NULL, 1, &causal), CONVND_OK);
+    cr_assert_eq(convnd_bind_causal_cache(&causal, 2, 2, &bound), CONVND_OK, "%s",
+                 convnd_last_error());
+    cr_expect_eq(bound.io_axis, 0);
+    cr_expect_eq(bound.prefix_size, 2);
+    cr_expect_eq(bound.state_size, 2);
+    cr_expect_eq(bound.pad_before[0], 0);
+    int64_t out[CONVND_MAX_DIMS];
+    cr_assert_eq(convnd_output_size(&bound, out), CONVND_OK);
+    cr_expect_eq(out[0], 4, "one output per new frame, got %lld", (long long)out[0]);
+    /* Wan's second chunk may have one cached frame only: P0 = 1 of zero padding remains */
+    cr_assert_eq(convnd_bind_causal_cache(&causal, 1, 2, &bound), CONVND_OK);
+    cr_expect_eq(bound.pad_before[0], 1);
+    convnd_problem untouched = bound;
+    cr_expect_eq(convnd_bind_causal_cache(&causal, 3, 2, &bound), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "prefix_frames=3 must be in [0, P0=2]"), "%s",
+              convnd_last_error());
+    cr_expect(memcmp(&untouched, &bound, sizeof bound) == 0, "the problem changed on error");
+    cr_expect_eq(convnd_bind_causal_cache(&causal, 2, -1, &bound), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "state_frames=-1"), "%s", convnd_last_error());
+}
+
+/* ---- rejections -------------------------------------------------------------------------- */
+
+static void expect_invalid(const char *problem, convnd_status status, const char *needle) {
+    convnd_problem p = test_parse(problem);
+    const convnd_status st = convnd_validate(&p);
+    cr_expect_eq(st, status, "%s: status %s (%s)", problem, convnd_status_string(st),
+                 convnd_last_error());
+    cr_expect(strstr(convnd_last_error(), needle) != NULL, "%s: message '%s' lacks '%s'", problem,
+              convnd_last_error(), needle);
+}
+
+Test(io_axis, bad_prefix_and_state_are_refused) {
+    expect_invalid("fwd 2d Ci=2 Co=2 I=4,4 K=3 axis=2 pre=1", CONVND_ERR_INVALID_ARGUMENT,
+                   "io_axis=2 must name a spatial dim 0..1");
+    expect_invalid("fwd 1d Ci=2 Co=2 I=4 K=3 pre=-1", CONVND_ERR_INVALID_ARGUMENT,
+                   "prefix_size=-1 must be >= 0");
+    expect_invalid("fwd 1d Ci=2 Co=2 I=4 K=3 st=-2", CONVND_ERR_INVALID_ARGUMENT,
+                   "state_size=-2 must be >= 0");
+    expect_invalid("tr 1d Ci=2 Co=2 I=4 K=3 pre=2", CONVND_ERR_UNSUPPORTED, "need mode=forward");
+    expect_invalid("wg 1d Ci=2 Co=2 I=4 K=3 st=2", CONVND_ERR_UNSUPPORTED, "need mode=forward");
+    /* the output size counts the prefix: 1 + 2 - 3 + 1 = 1 */
+    convnd_problem p = test_parse_valid("fwd 1d Ci=2 Co=2 I=1 K=3 pre=2");
+    int64_t out[CONVND_MAX_DIMS];
+    cr_assert_eq(convnd_output_size(&p, out), CONVND_OK);
+    cr_expect_eq(out[0], 1);
+    convnd_tensor_desc d;
+    p = test_parse_valid("fwd 1d Ci=2 Co=2 I=4 K=3");
+    cr_expect_eq(convnd_tensor_describe(&p, CONVND_STATE, &d), CONVND_ERR_INVALID_ARGUMENT);
+    p = test_parse_valid("fwd 3d N=2 Ci=3 Co=2 I=4,5,6 K=1 x=cl axis=1 pre=2 st=3");
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_X_PREFIX, &d), CONVND_OK);
+    const int64_t shape[] = {2, 3, 4, 2, 6}, strides[] = {144, 1, 36, 18, 3};
+    for (int i = 0; i < 5; ++i) {
+        cr_expect_eq(d.shape[i], shape[i], "x_prefix shape[%d]=%lld", i, (long long)d.shape[i]);
+        cr_expect_eq(d.strides[i], strides[i], "x_prefix strides[%d]=%lld", i,
+                     (long long)d.strides[i]);
+    }
+    cr_assert_eq(convnd_tensor_describe(&p, CONVND_STATE, &d), CONVND_OK);
+    cr_expect_eq(d.shape[3], 3);
+    cr_expect_eq(d.numel, 2 * 3 * 4 * 3 * 6);
+}
+
+Test(io_axis, bad_pointers_write_nothing) {
+    const convnd_problem p = test_parse_valid("fwd 1d N=2 Ci=3 Co=3 I=8 K=3 axis=0 pre=2 st=2");
+    float h[64] = {0}, poison[64];
+    test_poison_fill(CONVND_F32, poison, 64);
+    /* one buffer per tensor; y and the state poisoned */
+    void *x = test_device_upload(CONVND_F32, h, 64), *xp = test_device_upload(CONVND_F32, h, 64);
+    void *w = test_device_upload(CONVND_F32, h, 64),
+         *y = test_device_upload(CONVND_F32, poison, 64);
+    void *state = test_device_upload(CONVND_F32, poison, 64);
+    cr_assert(x && xp && w && y && state);
+    cr_expect_eq(conv_nd(&p, x, w, NULL, NULL, y, NULL, 0, NULL, NULL), CONVND_ERR_NULL_POINTER);
+    cr_expect(strstr(convnd_last_error(), "x_prefix is NULL but the problem reads 48 bytes of it "
+                                          "(prefix_size > 0: pass it with convnd_plan_execute_io)"),
+              "%s", convnd_last_error());
+    convnd_plan_t *plan;
+    cr_assert_eq(convnd_plan_create(&plan, &p, NULL), CONVND_OK, "%s", convnd_last_error());
+    convnd_io io = {x, xp, w, NULL, NULL, y, NULL};
+    cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_NULL_POINTER);
+    cr_expect(strstr(convnd_last_error(), "state is NULL but the problem writes 48 bytes to it"),
+              "%s", convnd_last_error());
+    io.state = (char *)x + 16; /* overlaps x */
+    cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_ALIASING);
+    cr_expect(strstr(convnd_last_error(), "x [") && strstr(convnd_last_error(), "overlaps state"),
+              "%s", convnd_last_error());
+    io.state = xp; /* in place over the prefix: the kernel would read what it overwrites */
+    cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_ALIASING);
+    cr_expect(strstr(convnd_last_error(), "x_prefix ["), "%s", convnd_last_error());
+    io.state = (char *)y + 8; /* overlaps y */
+    cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_ALIASING);
+    io.state = state;
+    io.y = (char *)xp + 4; /* y over the prefix */
+    cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_ALIASING);
+    cr_expect(strstr(convnd_last_error(), "x_prefix [") && strstr(convnd_last_error(), "y ["), "%s",
+              convnd_last_error());
+    convnd_plan_destroy(plan);
+    float got[64];
+    cr_assert_eq(convnd_memcpy_d2h(got, y, sizeof got), CONVND_OK);
+    cr_expect(memcmp(got, poison, sizeof got) == 0, "y written by a refused call");
+    cr_assert_eq(convnd_memcpy_d2h(got, state, sizeof got), CONVND_OK);
+    cr_expect(memcmp(got, poison, sizeof got) == 0, "state written by a refused call");
+    /* a forced schedule that reads no prefix: refused with its reason */
+    convnd_options opts = {.schedule = "igemm_simt"};
+    cr_expect_eq(convnd_plan_create(&plan, &p, &opts), CONVND_ERR_UNSUPPORTED);
+    cr_expect(strstr(convnd_last_error(), "reads no prefix and writes no state"), "%s",
+              convnd_last_error());
+    void *dev[] = {x, xp, w, y, state};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
+        convnd_free(dev[i]);
+}
