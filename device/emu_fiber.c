@@ -29,6 +29,30 @@
 #define FINISH_SWITCH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
 #endif
 
+/* ThreadSanitizer: each fiber is a TSan fiber, and every switch is announced just before it
+ * (with synchronisation: the fibers of one worker run one at a time). Without this TSan takes
+ * the jump to another stack for one thread's stack growing wildly, and its setjmp/longjmp
+ * bookkeeping loses the buffers. */
+#if defined(__SANITIZE_THREAD__)
+#define CONVND_EMU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CONVND_EMU_TSAN 1
+#endif
+#endif
+#ifdef CONVND_EMU_TSAN
+#include <sanitizer/tsan_interface.h>
+#define TSAN_CREATE() __tsan_create_fiber(0)
+#define TSAN_DESTROY(fiber) __tsan_destroy_fiber(fiber)
+#define TSAN_CURRENT() __tsan_get_current_fiber()
+#define TSAN_SWITCH(fiber) __tsan_switch_to_fiber(fiber, 0)
+#else
+#define TSAN_CREATE() ((void *)1)
+#define TSAN_DESTROY(fiber) ((void)(fiber))
+#define TSAN_CURRENT() ((void *)0)
+#define TSAN_SWITCH(fiber) ((void)(fiber))
+#endif
+
 /* valgrind: a stack switch it was not told about looks like a huge stack change, and memcheck
  * then reports every access on the fiber's stack. The client requests cost nothing outside
  * valgrind. */
@@ -56,6 +80,7 @@ struct convnd_emu_fiber {
     size_t map_bytes, guard_bytes;
     void *asan_fake_stack;
     unsigned valgrind_stack_id;
+    void *tsan_fiber;
 };
 
 /* The worker's own context, per host thread. */
@@ -64,6 +89,7 @@ static __thread void *worker_fake_stack;
 static __thread const void *worker_stack_bottom;
 static __thread size_t worker_stack_size;
 static __thread convnd_emu_fiber *starting_fiber;
+static __thread void *worker_tsan_fiber;
 
 size_t convnd_emu_fiber_stack_bytes(void) {
     const char *env = getenv("CONVND_EMU_STACK_KB");
@@ -118,7 +144,8 @@ convnd_emu_fiber *convnd_emu_fiber_create(size_t stack_bytes, void (*entry)(void
     mprotect(f->map, page, PROT_NONE);
     f->entry = entry;
     f->arg = arg;
-    if (prepare_start(f) != 0) {
+    f->tsan_fiber = TSAN_CREATE();
+    if (!f->tsan_fiber || prepare_start(f) != 0) {
         convnd_emu_fiber_destroy(f);
         return NULL;
     }
@@ -127,7 +154,9 @@ convnd_emu_fiber *convnd_emu_fiber_create(size_t stack_bytes, void (*entry)(void
 
 void convnd_emu_fiber_resume(convnd_emu_fiber *f) {
     if (_setjmp(worker_jb) == 0) {
+        worker_tsan_fiber = TSAN_CURRENT();
         START_SWITCH(&worker_fake_stack, f->map + f->guard_bytes, f->map_bytes - f->guard_bytes);
+        TSAN_SWITCH(f->tsan_fiber);
         if (!f->started) {
             f->started = 1;
             starting_fiber = f;
@@ -141,6 +170,7 @@ void convnd_emu_fiber_resume(convnd_emu_fiber *f) {
 void convnd_emu_fiber_yield(convnd_emu_fiber *f) {
     if (_setjmp(f->jb) == 0) {
         START_SWITCH(&f->asan_fake_stack, worker_stack_bottom, worker_stack_size);
+        TSAN_SWITCH(worker_tsan_fiber);
         _longjmp(worker_jb, 1);
     }
     FINISH_SWITCH(f->asan_fake_stack, &worker_stack_bottom, &worker_stack_size);
@@ -151,7 +181,10 @@ void convnd_emu_fiber_restart(convnd_emu_fiber *f) {
     /* Redzones of the dropped frames would otherwise stay poisoned. */
     ASAN_UNPOISON_MEMORY_REGION(f->map + f->guard_bytes, f->map_bytes - f->guard_bytes);
 #endif
-    if (prepare_start(f) != 0) abort(); /* getcontext cannot fail on Linux */
+    /* The dropped frames stay on the TSan fiber's shadow stack: a fresh one. */
+    TSAN_DESTROY(f->tsan_fiber);
+    f->tsan_fiber = TSAN_CREATE();
+    if (!f->tsan_fiber || prepare_start(f) != 0) abort(); /* neither fails on Linux */
 }
 
 void convnd_emu_fiber_destroy(convnd_emu_fiber *f) {
@@ -160,5 +193,6 @@ void convnd_emu_fiber_destroy(convnd_emu_fiber *f) {
         STACK_DEREGISTER(f->valgrind_stack_id);
         munmap(f->map, f->map_bytes);
     }
+    if (f->tsan_fiber) TSAN_DESTROY(f->tsan_fiber);
     free(f);
 }

@@ -31,6 +31,11 @@ typedef struct convnd_emu_wgmma_op {
     float *d[CONVND_EMU_WARPGROUP]; /* each thread's accumulator registers */
     float *c;     /* !chained && scale_d: the accumulators at issue, [thread][n / 2] */
     float *a, *b; /* operands read at issue: a[m][k] (64 x K), b[n][k] */
+    /* Their raw bits at issue, checked again at the covering wait_group: the hardware may read
+     * the operands any time in between, so shared memory changed there gives undefined results. */
+    uint32_t *raw_a, *raw_b;
+    uint64_t desc_a, desc_b;
+    int32_t type, trans_a, trans_b;
 } convnd_emu_wgmma_op;
 
 #define CONVND_EMU_WGMMA_MAX_N 256

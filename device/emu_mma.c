@@ -9,9 +9,11 @@
 
 #include "emu.h"
 
-/* Not with clang: clang 14 emits only the suffixed clones and no plain symbol (link error). */
+/* Not with clang: clang 14 emits only the suffixed clones and no plain symbol (link error). Not
+ * under ThreadSanitizer: the clone resolver runs during relocation, before TSan's runtime is up,
+ * and its instrumented entry crashes. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&                  \
-    !defined(__clang__)
+    !defined(__SANITIZE_THREAD__) && !defined(__clang__)
 #define CONVND_EMU_FMA_CLONES __attribute__((target_clones("fma", "default")))
 #else
 #define CONVND_EMU_FMA_CLONES

@@ -1,12 +1,17 @@
 /* TMA (PTX ISA "cp.async.bulk.tensor"; tensor modes in 5.5 "Tensors": tiled
  * mode, im2col mode, swizzling modes) on the emulated device.
  *
- * Loads are queued at issue and performed by the async proxy when no thread can run any more
- * (convnd_emu_hopper_progress), as late as a GPU may: the box is written swizzled into shared
- * memory, out-of-bounds elements zero-filled (or NaN with oob_nan), then complete_tx with the
- * full box bytes on the mbarrier. Stores (bulk async-group of the issuing thread) read shared
- * memory through the async proxy at issue (fence.proxy.async check) and write the in-bounds
- * elements to global memory at the cp.async.bulk.wait_group that covers them. */
+ * A load's bytes may land any time between its issue and the mbarrier phase that counts them
+ * completing; the emulator models both ends with the cp.async mode (CONVND_EMU_COPIES): late (the
+ * default) queues it at issue and performs it when no thread can run any more
+ * (convnd_emu_hopper_progress), as late as a GPU may, so a stage read before its mbarrier wait
+ * holds old data or poison; early performs it at issue, so a refill of a stage that consumers
+ * still read (released too early) overwrites it; mixed chooses per load (seeded). Performing a
+ * load writes the box swizzled into shared memory, out-of-bounds elements zero-filled (or NaN
+ * with oob_nan), then complete_tx with the full box bytes on the mbarrier. Stores (bulk async-group
+ * of the issuing thread) read shared memory through the async proxy at issue (fence.proxy.async
+ * check) and write the in-bounds elements to global memory at the cp.async.bulk.wait_group that
+ * covers them. */
 #include "emu_hopper_internal.h"
 
 #include <stdio.h>
@@ -156,6 +161,14 @@ static const convnd_emu_tmap *check_map(const convnd_tmap *map, uint32_t rank, u
     return m;
 }
 
+/* The load lands: the box into shared memory, then its bytes counted on the mbarrier. */
+static void perform_load(convnd_emu_hopper *h, const convnd_emu_tma_op *o) {
+    const convnd_emu_tmap *m = convnd_emu_tmap_decode(&o->map);
+    copy_ctx c = {h, m, o->smem};
+    visit(m, o, load_one, &c);
+    convnd_emu_mbarrier_complete_tx_in(h->block, o->bar, box_bytes(m));
+}
+
 void convnd_emu_tma_load(void *smem_dst, const convnd_tmap *map, uint64_t *bar,
                          const int32_t *coords, uint32_t rank, const uint16_t *offsets,
                          uint32_t num_offsets) {
@@ -179,18 +192,19 @@ void convnd_emu_tma_load(void *smem_dst, const convnd_tmap *map, uint64_t *bar,
         o.coords[d] = coords[d];
     for (uint32_t i = 0; i < num_offsets; ++i)
         o.offsets[i] = offsets[i];
+    const convnd_emu_block *b = h->block;
+    if (b->copies == CONVND_EMU_COPIES_EARLY ||
+        (b->copies == CONVND_EMU_COPIES_MIXED && convnd_emu_copy_lands_now(convnd_emu_self))) {
+        perform_load(h, &o); /* lands at issue */
+        return;
+    }
     push(&h->loads, &o);
 }
 
 int convnd_emu_tma_progress(convnd_emu_hopper *h) {
     const uint32_t n = h->loads.num;
-    for (uint32_t i = 0; i < n && !h->block->failed; ++i) {
-        convnd_emu_tma_op *o = &h->loads.ops[i];
-        const convnd_emu_tmap *m = convnd_emu_tmap_decode(&o->map);
-        copy_ctx c = {h, m, o->smem};
-        visit(m, o, load_one, &c);
-        convnd_emu_mbarrier_complete_tx_in(h->block, o->bar, box_bytes(m));
-    }
+    for (uint32_t i = 0; i < n && !h->block->failed; ++i)
+        perform_load(h, &h->loads.ops[i]);
     /* Completions may not queue loads (no thread runs), so the queue is exactly what we did. */
     h->loads.num = 0;
     return n != 0;

@@ -9,7 +9,10 @@
  * Completion is deferred as on the GPU: the operands are read at issue (through the async
  * proxy: bytes written by ordinary stores without fence.proxy.async are an error), the
  * accumulators read NaN from issue until the covering wgmma.wait_group, which performs the MMA
- * (fmaf chains in increasing k, from the accumulator's value at issue). */
+ * (fmaf chains in increasing k, from the accumulator's value at issue). The hardware may read
+ * the operands any time up to that wait, so the wait checks that their shared memory still
+ * holds the bits read at issue: a stage released or refilled while its MMA is in flight is an
+ * error naming the operand, not a result that depends on timing. */
 #include "emu_hopper_internal.h"
 
 #include <math.h>
@@ -77,9 +80,22 @@ float convnd_emu_wgmma_operand(const convnd_emu_block *b, uint64_t desc, convnd_
     return load_elem(b->smem, addr, type);
 }
 
-/* Reads a rows x K operand into out[r][k], checking bounds and the async proxy's view. */
+static uint32_t load_raw(const unsigned char *smem, uint32_t addr, uint32_t esize) {
+    uint32_t u = 0;
+    if (esize == 4) {
+        memcpy(&u, smem + addr, 4);
+    } else {
+        uint16_t h;
+        memcpy(&h, smem + addr, 2);
+        u = h;
+    }
+    return u;
+}
+
+/* Reads a rows x K operand into out[r][k] (and its bits into raw[r][k]), checking bounds and
+ * the async proxy's view. */
 static void read_operand(convnd_emu_hopper *h, uint64_t desc, convnd_emu_wgmma_type type,
-                         int mn_major, uint32_t rows, uint32_t kdim, float *out,
+                         int mn_major, uint32_t rows, uint32_t kdim, float *out, uint32_t *raw,
                          const char *which) {
     check_desc(desc, which);
     const uint32_t esize = type == CONVND_EMU_WGMMA_TF32 ? 4 : 2;
@@ -92,6 +108,27 @@ static void read_operand(convnd_emu_hopper *h, uint64_t desc, convnd_emu_wgmma_t
                                 which, (unsigned long long)desc, r, k, addr);
             convnd_emu_proxy_check(h, addr, esize, "wgmma.mma_async");
             out[r * kdim + k] = load_elem(h->block->smem, addr, type);
+            raw[r * kdim + k] = load_raw(h->block->smem, addr, esize);
+        }
+}
+
+/* At the covering wait: fails if an operand's shared memory changed since issue. */
+static void check_unchanged(const convnd_emu_hopper *h, const convnd_emu_wgmma_op *op, uint32_t wg,
+                            int is_b) {
+    const uint64_t desc = is_b ? op->desc_b : op->desc_a;
+    const uint32_t rows = is_b ? op->n : 64, esize = op->type == CONVND_EMU_WGMMA_TF32 ? 4 : 2;
+    const uint32_t *raw = is_b ? op->raw_b : op->raw_a;
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t k = 0; k < op->k; ++k) {
+            const uint32_t addr = operand_addr(desc, esize, is_b ? op->trans_b : op->trans_a, r, k);
+            const uint32_t now = load_raw(h->block->smem, addr, esize);
+            if (now != raw[r * op->k + k])
+                convnd_emu_fail("wgmma.mma_async of warpgroup %u: operand %c (descriptor "
+                                "0x%016llx) element (%u, %u) at shared address 0x%x changed from "
+                                "0x%x to 0x%x before the wgmma.wait_group that completes it: its "
+                                "stage was released or overwritten while the MMA was in flight",
+                                wg, is_b ? 'B' : 'A', (unsigned long long)desc, r, k, addr,
+                                raw[r * op->k + k], now);
         }
 }
 
@@ -152,11 +189,19 @@ static void mma_fn(convnd_emu_hopper *h, uint32_t wg, void *const *args) {
     op->k = k;
     op->chained = chained;
     op->scale_d = a0->scale_d;
+    op->desc_a = a0->desc_a;
+    op->desc_b = a0->desc_b;
+    op->type = (int32_t)a0->type;
+    op->trans_a = a0->trans_a;
+    op->trans_b = a0->trans_b;
     op->a = malloc(64 * k * sizeof(float));
     op->b = malloc(n * k * sizeof(float));
-    if (!op->a || !op->b) convnd_emu_fail("out of memory queueing wgmma");
-    read_operand(h, a0->desc_a, a0->type, a0->trans_a, 64, k, op->a, "A");
-    read_operand(h, a0->desc_b, a0->type, a0->trans_b, n, k, op->b, "B");
+    op->raw_a = malloc(64 * k * sizeof(uint32_t));
+    op->raw_b = malloc(n * k * sizeof(uint32_t));
+    if (!op->a || !op->b || !op->raw_a || !op->raw_b)
+        convnd_emu_fail("out of memory queueing wgmma");
+    read_operand(h, a0->desc_a, a0->type, a0->trans_a, 64, k, op->a, op->raw_a, "A");
+    read_operand(h, a0->desc_b, a0->type, a0->trans_b, n, k, op->b, op->raw_b, "B");
     if (!chained && op->scale_d) {
         op->c = malloc((size_t)CONVND_EMU_WARPGROUP * (n / 2) * sizeof(float));
         if (!op->c) convnd_emu_fail("out of memory queueing wgmma");
@@ -221,6 +266,8 @@ static void perform(convnd_emu_wgmma_queue *q, convnd_emu_wgmma_op *op) {
 static void free_op(convnd_emu_wgmma_op *op) {
     free(op->a);
     free(op->b);
+    free(op->raw_a);
+    free(op->raw_b);
     free(op->c);
     free(op);
 }
@@ -239,6 +286,11 @@ static void wait_fn(convnd_emu_hopper *h, uint32_t wg, void *const *args) {
     if (!q->carry) {
         q->carry = malloc(sizeof(float) * CONVND_EMU_WARPGROUP * (CONVND_EMU_WGMMA_MAX_N / 2));
         if (!q->carry) convnd_emu_fail("out of memory performing wgmma");
+    }
+    /* checked before any is performed and freed: a failure leaves the queue whole */
+    for (uint32_t i = 0; i < q->num && q->ops[i]->group < limit; ++i) {
+        check_unchanged(h, q->ops[i], wg, 0);
+        check_unchanged(h, q->ops[i], wg, 1);
     }
     while (done < q->num && q->ops[done]->group < limit) {
         perform(q, q->ops[done]);

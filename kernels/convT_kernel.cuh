@@ -35,22 +35,24 @@ enum convT_path {
 /* The x loaders are the forward ones (x is [N, C_in, I...] in both modes); the pointwise
  * variant serves when every phase has at most one tap per dimension (K <= S/gcd(S, D)). The
  * weight's loaders fill a k-major tile (convT_kmajor.cuh). */
-template <typename T, int BM, int BN, int BK, int THREADS, int PATH> struct convT_loaders {
-    static constexpr int LD = igemm_ld<T, BK>::value, LDB = convT_ldb<T, BN>::value;
+template <typename T, class Mma, int BM, int BN, int BK, int PATH> struct convT_loaders {
+    static constexpr int THREADS = Mma::THREADS;
+    using LA = typename Mma::A_TILE;
+    using LB = typename Mma::B_TILE;
     static constexpr int A_PATH = PATH == CONVT_GATHER   ? IGEMM_GATHER
                                   : PATH == CONVT_VECTOR ? IGEMM_VECTOR
                                                          : IGEMM_VECTOR_POINTWISE;
-    using A = typename igemm_loaders<T, BM, BN, BK, LD, THREADS, A_PATH>::A;
+    using A = typename igemm_loaders<T, BM, BN, BK, LA, LA, THREADS, A_PATH>::A;
     using B = typename std::conditional<PATH == CONVT_GATHER,
-                                        convT_b_gather_loader<T, BN, BK, LDB, THREADS>,
-                                        convT_b_vector_loader<T, BN, BK, LDB, THREADS>>::type;
+                                        convT_b_gather_loader<T, BN, BK, LB, THREADS>,
+                                        convT_b_vector_loader<T, BN, BK, LB, THREADS>>::type;
 };
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
     convT_kernel(const convnd_conv_params p, const convT_phases ph, const T *__restrict__ x,
                  const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
-    using loaders = convT_loaders<T, BM, BN, BK, Mma::THREADS, PATH>;
+    using loaders = convT_loaders<T, Mma, BM, BN, BK, PATH>;
     const convT_block b = convT_locate(ph, (int32_t)blockIdx.x, BM);
     igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(
         p, b.g, b.m0, (int32_t)blockIdx.y * BN, (int32_t)blockIdx.z, x, w, bias, z, y, b.y_off);
@@ -89,7 +91,7 @@ template <typename T> __host__ inline int convT_pick_path(const convnd_launch_ar
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __host__ convnd_status convT_launch_path(const convnd_launch_args *a, const convT_phases &ph,
                                          dim3 grid) {
-    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES, Mma::C_TILE>;
+    using layout = igemm_smem_layout<T, Mma, BM, BN, STAGES>;
     auto kernel = &convT_kernel<T, Mma, BM, BN, BK, STAGES, PATH>;
     return convnd_launch(kernel, grid, dim3(Mma::THREADS), layout::BYTES, a->stream, a->params, ph,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,

@@ -1,4 +1,5 @@
-/* The weight's side of the transposed GEMM: a k-major B tile, B[k * LDB + n].
+/* The weight's side of the transposed GEMM: a k-major B tile, element (k, n) at LB::offset(k, n)
+ * (smem_tile.cuh: XOR-swizzled for the tensor cores, rows LDB apart for the CUDA cores).
  *
  * The transposed weight w[ci, co mod C_out/g, k...] never keeps a tile row's input channels
  * (the GEMM's k) contiguous, which the implicit GEMM's n-major tile (B[n * LD + k],
@@ -7,10 +8,7 @@
  * with whole 16-byte cp.async chunks of output channels, and the per-element gather (any
  * layout) writes consecutive output channels from consecutive threads, conflict-free. The math
  * reads B row-major: the implicit GEMM's own policies (igemm_mma.cuh, tc_warp_mma.cuh) with
- * only the B reads changed (same warp tiles, accumulators, and hand-off to the epilogue).
- *
- * The k-major tile fits the n-major stage's shared memory whenever BK <= BN (every
- * configuration): BK * (BN + pad) <= BN * (BK + pad). */
+ * only the B reads changed (same warp tiles, accumulators, and hand-off to the epilogue). */
 #ifndef CONVND_CONVT_KMAJOR_CUH
 #define CONVND_CONVT_KMAJOR_CUH
 
@@ -30,7 +28,7 @@ template <typename T, int BN> struct convT_ldb {
  * along the row. Needs ws[0] (next output channel) == 1, cout_g a multiple of the chunk (so a chunk
  * is all in range or all out), every other weight stride a multiple of the chunk and a 16-byte
  * aligned base (convT_pick_path). */
-template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_vector_loader {
+template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_vector_loader {
     static constexpr int VEC = 16 / (int)sizeof(T);
     static constexpr int CHUNKS = BN / VEC; /* chunks per tile row */
     static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
@@ -40,7 +38,6 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_vecto
     static_assert(BN % VEC == 0 && THREADS % CHUNKS == 0 &&
                       (BK % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BK == 0),
                   "vector B loader: tile does not split evenly over the threads");
-    static_assert(LDB % VEC == 0, "k-major B rows must stay 16-byte aligned");
 
     /* the phase's first tap + the group's first input channel + the chunk's first output
      * channel; -1: past cout_g. The chunk's column in the tile, (tid % CHUNKS) * VEC, is
@@ -64,7 +61,8 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_vecto
             if (SURPLUS && k >= BK) break;
             const int32_t c = it.c0 + k;
             const bool ok = base >= 0 && c < g.cin_g;
-            convnd_cp_async<16>(tile + k * LDB + col, ok ? w + (base + tap + c * g.ws[1]) : w, ok);
+            convnd_cp_async<16>(tile + LB::offset(k, col), ok ? w + (base + tap + c * g.ws[1]) : w,
+                                ok);
         }
     }
 };
@@ -73,7 +71,7 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_vecto
  * tid / BN + j * (THREADS / BN), one element each (cp.async of 4 bytes for f32, a load and a
  * shared store for 16-bit types, as igemm_copy_elem does). Consecutive threads write
  * consecutive words of a row, and read neighbours in a channels-last weight. */
-template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_gather_loader {
+template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_gather_loader {
     static constexpr int ROW_STEP = THREADS / BN;
     static constexpr int PER_THREAD = BK / ROW_STEP;
     static_assert(THREADS % BN == 0 && BK % ROW_STEP == 0,
@@ -92,29 +90,29 @@ template <typename T, int BN, int BK, int LDB, int THREADS> struct convT_b_gathe
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
-        T *dst = tile + tid % BN;
+        const int n = tid % BN;
         CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int k = tid / BN + j * ROW_STEP;
             const int32_t c = it.c0 + k;
             const bool ok = base >= 0 && c < g.cin_g;
-            igemm_copy_elem(dst + k * LDB, ok ? w + (off + c * g.ws[1]) : w, ok);
+            igemm_copy_elem(tile + LB::offset(k, n), ok ? w + (off + c * g.ws[1]) : w, ok);
         }
     }
 };
 
-/* igemm_tc_mma's math reading a k-major B tile (ldmatrix.trans, tc_warp_mma.cuh). */
-template <typename T, int BM, int BN, int BK, int LD, int LDB, int WARPS_M, int WARPS_N>
-struct convT_tc_mma_kmajor : tc_warp_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N, true, LDB> {
-    static_assert(BK <= BN, "a k-major B tile must fit the n-major stage");
-};
+/* igemm_tc_mma's math reading a k-major B tile (ldmatrix.trans, tc_warp_mma.cuh), both stage
+ * tiles XOR-swizzled for 16-bit elements (tc_stage_tile, smem_tile.cuh). */
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N>
+struct convT_tc_mma_kmajor : tc_warp_mma_on<T, BM, BN, BK, WARPS_M, WARPS_N, true,
+                                            tc_stage_tile<T, BM, BK>, tc_stage_tile<T, BK, BN>> {};
 
 /* igemm_simt_mma reading a k-major B tile: four k at a time as there, B one element per k (a
  * warp reads consecutive columns, conflict-free), the same FMA order. */
 template <int BM, int BN, int BK, int LD, int LDB, int TM, int TN>
 struct convT_simt_mma_kmajor : igemm_simt_mma<BM, BN, BK, LD, TM, TN> {
     using base = igemm_simt_mma<BM, BN, BK, LD, TM, TN>;
-    static_assert(BK <= BN, "a k-major B tile must fit the n-major stage");
+    using B_TILE = smem_padded_tile<float, BK, BN, LDB - BN>;
 
     __device__ __forceinline__ void compute(const float *a_tile, const float *b_tile) {
         CONVND_UNROLL(8)

@@ -13,11 +13,15 @@ namespace CONVND_NS {
 template <typename T> __host__ convnd_status convT_tc_launch(const convnd_launch_args *a) {
     int32_t index = 0;
 #define CONVND_CONVT_TC_LAUNCH(cname, BM, BN, BK, WARPS_M, WARPS_N, STAGES)                        \
-    if (a->config == index++)                                                                      \
-        return convT_launch_tile<T,                                                                \
-                                 convT_tc_mma_kmajor<T, BM, BN, BK, igemm_ld<T, BK>::value,        \
-                                                     convT_ldb<T, BN>::value, WARPS_M, WARPS_N>,   \
-                                 BM, BN, BK, STAGES>(a, "convT_tc:" #cname);
+    if (a->config == index++) {                                                                    \
+        using mma = convT_tc_mma_kmajor<T, BM, BN, BK, WARPS_M, WARPS_N>;                          \
+        if constexpr (igemm_smem_layout<T, mma, BM, BN, STAGES>::BYTES <= CONVND_IGEMM_MAX_SMEM)   \
+            return convT_launch_tile<T, mma, BM, BN, BK, STAGES>(a, "convT_tc:" #cname);           \
+        return convnd_error(CONVND_ERR_INTERNAL,                                                   \
+                            "convT_tc:" #cname ": not built for %d-byte "                          \
+                            "elements (too much shared memory)",                                   \
+                            (int)sizeof(T));                                                       \
+    }
     CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_TC_LAUNCH)
 #undef CONVND_CONVT_TC_LAUNCH
     return convnd_error(CONVND_ERR_INTERNAL, "convT_tc: config %d out of range [0, %d)",

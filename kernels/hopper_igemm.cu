@@ -22,6 +22,7 @@
 #include "hopper_igemm.h"
 #include "launchers.h"
 #include "error.h"
+#include "planted_bugs.h"
 
 #if defined(CONVND_GPU) && CONVND_GPU
 #include <cuda.h>
@@ -150,7 +151,8 @@ __global__ void __launch_bounds__(CONVND_HOPPER_THREADS, 1)
         uint32_t prev = 0;
         for (int32_t ki = 0; ki < kiters; ++ki, ++it) {
             const uint32_t s = it % STAGES, phase = (it / STAGES) & 1u;
-            convnd_mbarrier_wait_parity(&full[s], phase);
+            if (CONVND_PLANTED_BUG != CONVND_PLANT_HOPPER_NO_FULL_WAIT)
+                convnd_mbarrier_wait_parity(&full[s], phase);
             convnd_wgmma_fence_operands(acc);
             convnd_wgmma_fence();
             const uint64_t da = convnd_wgmma_desc(a_base + s * A_BYTES, 16, 1024, 1);
@@ -161,12 +163,16 @@ __global__ void __launch_bounds__(CONVND_HOPPER_THREADS, 1)
             convnd_wgmma_commit_group();
             convnd_wgmma_fence_operands(acc);
             convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */
-            if (ki > 0) convnd_mbarrier_arrive(&empty[prev]);
+            if (CONVND_PLANTED_BUG == CONVND_PLANT_HOPPER_RELEASE_IN_FLIGHT)
+                convnd_mbarrier_arrive(&empty[s]);
+            else if (ki > 0)
+                convnd_mbarrier_arrive(&empty[prev]);
             prev = s;
         }
         convnd_wgmma_wait_group<0>();
         convnd_wgmma_fence_operands(acc);
-        convnd_mbarrier_arrive(&empty[prev]);
+        if (CONVND_PLANTED_BUG != CONVND_PLANT_HOPPER_RELEASE_IN_FLIGHT)
+            convnd_mbarrier_arrive(&empty[prev]);
 
         /* epilogue: 64 rows x BN, in chunks of 128 bytes of columns. acc[i] is row
          * 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2 of the consumer's

@@ -23,19 +23,22 @@
 
 namespace CONVND_NS {
 
-/* Row stride of a stage tile: BK elements plus 16 bytes, which keeps every row 16-byte aligned
- * (cp.async, ldmatrix) and shifts consecutive rows by 4 banks (conflict-free 16-byte accesses). */
+/* Row stride of a padded stage tile (the CUDA-core policies; the tensor cores' tiles are
+ * XOR-swizzled instead, smem_tile.cuh): BK elements plus 16 bytes, which keeps every row 16-byte
+ * aligned (cp.async, ldmatrix) and shifts consecutive rows by 4 banks (conflict-free 16-byte
+ * accesses). */
 template <typename T, int BK> struct igemm_ld {
     static constexpr int value = BK + 16 / (int)sizeof(T);
 };
 
-/* C_TILE: the math policy hands its accumulators over through an f32 C tile (igemm_simt_mma);
+/* Stage tiles in the math policy's layouts (Mma::A_TILE, Mma::B_TILE; smem_tile.cuh).
+ * Mma::C_TILE: the policy hands its accumulators over through an f32 C tile (igemm_simt_mma);
  * without it (the tensor cores' register epilogue) shared memory is the pipeline alone. */
-template <typename T, int BM, int BN, int BK, int STAGES, bool C_TILE> struct igemm_smem_layout {
-    static constexpr int LD = igemm_ld<T, BK>::value;
-    static constexpr int LDC = BN + 4;                 /* f32 C tile: rows stay 16-byte aligned */
-    static constexpr size_t A_STAGE = (size_t)BM * LD; /* elements */
-    static constexpr size_t B_STAGE = (size_t)BN * LD;
+template <typename T, class Mma, int BM, int BN, int STAGES> struct igemm_smem_layout {
+    static constexpr bool C_TILE = Mma::C_TILE;
+    static constexpr int LDC = BN + 4; /* f32 C tile: rows stay 16-byte aligned */
+    static constexpr size_t A_STAGE = (size_t)Mma::A_TILE::ELEMS; /* elements */
+    static constexpr size_t B_STAGE = (size_t)Mma::B_TILE::ELEMS;
     static constexpr size_t PIPE_BYTES = STAGES * (A_STAGE + B_STAGE) * sizeof(T);
     static constexpr size_t C_BYTES = C_TILE ? (size_t)BM * LDC * sizeof(float) : 0;
     static constexpr size_t MAIN_BYTES =
@@ -54,7 +57,7 @@ __device__ __forceinline__ void
 igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m0, int32_t n0,
                  int32_t group, const T *__restrict__ x, const T *__restrict__ w,
                  const T *__restrict__ bias, const T *z, T *y, int32_t y_base = 0) {
-    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES, Mma::C_TILE>;
+    using layout = igemm_smem_layout<T, Mma, BM, BN, STAGES>;
     using loaders = Loaders;
     constexpr int THREADS = Mma::THREADS;
     static_assert(STAGES >= 2, "the pipeline needs at least two stages");
@@ -101,22 +104,23 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
         convnd_cp_async_commit();
     }
 
+    /* Stage of tile kt (read) and of tile kt + STAGES - 1 (written), stepped without divides. */
+    int read_stage = 0, write_stage = STAGES - 1;
     for (int32_t kt = 0; kt < g.ktiles; ++kt) {
         convnd_cp_async_wait<STAGES - 2>();
         /* Tile kt is visible to all, and everyone is done with tile kt-1, whose buffer the
          * prefetch below refills. */
         if (CONVND_PLANTED_BUG != CONVND_PLANT_PREFETCH_ABOVE_BARRIER) __syncthreads();
-        const int32_t next = kt + STAGES - 1;
-        if (next < g.ktiles) {
-            const int s = next % STAGES;
-            load_a.load(a_tiles + s * layout::A_STAGE, x, g, it, tid);
-            load_b.load(b_tiles + s * layout::B_STAGE, w, g, it, tid);
+        if (kt + STAGES - 1 < g.ktiles) {
+            load_a.load(a_tiles + write_stage * layout::A_STAGE, x, g, it, tid);
+            load_b.load(b_tiles + write_stage * layout::B_STAGE, w, g, it, tid);
             it.advance(g, BK);
         }
         convnd_cp_async_commit();
         if (CONVND_PLANTED_BUG == CONVND_PLANT_PREFETCH_ABOVE_BARRIER) __syncthreads();
-        const int s = kt % STAGES;
-        mma.compute(a_tiles + s * layout::A_STAGE, b_tiles + s * layout::B_STAGE);
+        mma.compute(a_tiles + read_stage * layout::A_STAGE, b_tiles + read_stage * layout::B_STAGE);
+        read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
+        write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
     }
 
     const int32_t co0 = group * g.cout_g;
@@ -157,7 +161,8 @@ template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
     igemm_kernel(const convnd_conv_params p, const igemm_geometry g, const T *__restrict__ x,
                  const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y) {
-    using loaders = igemm_loaders<T, BM, BN, BK, igemm_ld<T, BK>::value, Mma::THREADS, PATH>;
+    using loaders = igemm_loaders<T, BM, BN, BK, typename Mma::A_TILE, typename Mma::B_TILE,
+                                  Mma::THREADS, PATH>;
     igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(p, g, (int32_t)blockIdx.x * BM,
                                                           (int32_t)blockIdx.y * BN,
                                                           (int32_t)blockIdx.z, x, w, bias, z, y);
@@ -182,7 +187,7 @@ template <typename T> __host__ inline int igemm_pick_path(const convnd_launch_ar
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
 __host__ convnd_status igemm_launch_path(const convnd_launch_args *a, const igemm_geometry &g,
                                          dim3 grid) {
-    using layout = igemm_smem_layout<T, BM, BN, BK, STAGES, Mma::C_TILE>;
+    using layout = igemm_smem_layout<T, Mma, BM, BN, STAGES>;
     auto kernel = &igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>;
     return convnd_launch(kernel, grid, dim3(Mma::THREADS), layout::BYTES, a->stream, a->params, g,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,

@@ -1,6 +1,7 @@
 /* Tile loaders of the implicit GEMM: one k-tile (one tap, BK channels) of x rows (GEMM rows =
  * output pixels, gathered im2col-style on the fly) and of w rows (output channels) into a
- * shared-memory stage, row-major with the BK channels contiguous: tile[row * LD + k].
+ * shared-memory stage, row-major with the BK channels contiguous: element (row, k) at
+ * tile[L::offset(row, k)] (smem_tile.cuh: padded or XOR-swizzled rows).
  *
  * Two ways to load, picked per launch (see igemm_pick_path):
  *  - vector: x and w channels-last, channel counts and strides multiples of 16 bytes, pointers
@@ -16,6 +17,7 @@
 #define CONVND_IGEMM_LOAD_CUH
 
 #include "igemm_geometry.cuh"
+#include "smem_tile.cuh"
 
 namespace CONVND_NS {
 
@@ -35,7 +37,7 @@ __device__ __forceinline__ void igemm_copy_elem(T *dst, const T *src, bool ok) {
 
 /* A rows (x). POINTWISE (1x1 kernel): the row's input offset does not depend on the tap, so it
  * is computed once per block instead of once per k-tile. */
-template <typename T, int BM, int BK, int LD, int THREADS, bool POINTWISE>
+template <typename T, int BM, int BK, class L, int THREADS, bool POINTWISE>
 struct igemm_a_vector_loader {
     static constexpr int VEC = 16 / (int)sizeof(T); /* elements per 16-byte chunk */
     static constexpr int CHUNKS = BK / VEC;         /* chunks per tile row */
@@ -104,13 +106,13 @@ struct igemm_a_vector_loader {
                 /* only formed in range: an absent row's coordinates would overflow */
                 off = ok ? base[p] + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] + c : 0;
             }
-            convnd_cp_async<16>(tile + row * LD + col, ok ? x + off : x, ok);
+            convnd_cp_async<16>(tile + L::offset(row, col), ok ? x + off : x, ok);
         }
     }
 };
 
 /* B rows (w): output channels n0.. of the group. */
-template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_vector_loader {
+template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vector_loader {
     static constexpr int VEC = 16 / (int)sizeof(T);
     static constexpr int CHUNKS = BK / VEC;
     static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
@@ -144,7 +146,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_vector
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BN) break;
             const bool ok = c_ok && base[p] >= 0;
-            convnd_cp_async<16>(tile + row * LD + col, ok ? w + (base[p] + tap) : w, ok);
+            convnd_cp_async<16>(tile + L::offset(row, col), ok ? w + (base[p] + tap) : w, ok);
         }
     }
 };
@@ -152,7 +154,7 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_vector
 /* ---- gather path -------------------------------------------------------------------------- */
 
 /* A rows: thread tid owns row tid % BM and tile columns tid / BM + j * (THREADS / BM). */
-template <typename T, int BM, int BK, int LD, int THREADS> struct igemm_a_gather_loader {
+template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gather_loader {
     static constexpr int COL_STEP = THREADS / BM;
     static constexpr int PER_THREAD = BK / COL_STEP;
     static_assert(THREADS % BM == 0 && BK % COL_STEP == 0,
@@ -183,19 +185,19 @@ template <typename T, int BM, int BK, int LD, int THREADS> struct igemm_a_gather
                         (uint32_t)e < (uint32_t)g.I[2];
         /* only formed in range: an absent row's coordinates would overflow */
         const int32_t off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
-        T *dst = tile + (tid % BM) * LD;
+        const int row = tid % BM;
         CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int kc = tid / BM + j * COL_STEP;
             const int32_t c = it.c0 + kc;
             const bool ok = in && c < g.cin_g;
-            igemm_copy_elem(dst + kc, ok ? x + (off + c * g.xs[1]) : x, ok);
+            igemm_copy_elem(tile + L::offset(row, kc), ok ? x + (off + c * g.xs[1]) : x, ok);
         }
     }
 };
 
 /* B rows: thread tid owns output channel n0 + tid % BN. */
-template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_gather_loader {
+template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_gather_loader {
     static constexpr int COL_STEP = THREADS / BN;
     static constexpr int PER_THREAD = BK / COL_STEP;
     static_assert(THREADS % BN == 0 && BK % COL_STEP == 0,
@@ -212,34 +214,36 @@ template <typename T, int BN, int BK, int LD, int THREADS> struct igemm_b_gather
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
-        T *dst = tile + (tid % BN) * LD;
+        const int row = tid % BN;
         CONVND_UNROLL(4)
         for (int j = 0; j < PER_THREAD; ++j) {
             const int kc = tid / BN + j * COL_STEP;
             const int32_t c = it.c0 + kc;
             const bool ok = base >= 0 && c < g.cin_g;
-            igemm_copy_elem(dst + kc, ok ? w + (off + c * g.ws[1]) : w, ok);
+            igemm_copy_elem(tile + L::offset(row, kc), ok ? w + (off + c * g.ws[1]) : w, ok);
         }
     }
 };
 
-/* The loader pair of a path. */
-template <typename T, int BM, int BN, int BK, int LD, int THREADS, int PATH> struct igemm_loaders;
+/* The loader pair of a path: A rows into stage tiles of layout LA, B rows into LB
+ * (smem_tile.cuh; the math policy's A_TILE and B_TILE). */
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS, int PATH>
+struct igemm_loaders;
 
-template <typename T, int BM, int BN, int BK, int LD, int THREADS>
-struct igemm_loaders<T, BM, BN, BK, LD, THREADS, IGEMM_GATHER> {
-    using A = igemm_a_gather_loader<T, BM, BK, LD, THREADS>;
-    using B = igemm_b_gather_loader<T, BN, BK, LD, THREADS>;
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS>
+struct igemm_loaders<T, BM, BN, BK, LA, LB, THREADS, IGEMM_GATHER> {
+    using A = igemm_a_gather_loader<T, BM, BK, LA, THREADS>;
+    using B = igemm_b_gather_loader<T, BN, BK, LB, THREADS>;
 };
-template <typename T, int BM, int BN, int BK, int LD, int THREADS>
-struct igemm_loaders<T, BM, BN, BK, LD, THREADS, IGEMM_VECTOR> {
-    using A = igemm_a_vector_loader<T, BM, BK, LD, THREADS, false>;
-    using B = igemm_b_vector_loader<T, BN, BK, LD, THREADS>;
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS>
+struct igemm_loaders<T, BM, BN, BK, LA, LB, THREADS, IGEMM_VECTOR> {
+    using A = igemm_a_vector_loader<T, BM, BK, LA, THREADS, false>;
+    using B = igemm_b_vector_loader<T, BN, BK, LB, THREADS>;
 };
-template <typename T, int BM, int BN, int BK, int LD, int THREADS>
-struct igemm_loaders<T, BM, BN, BK, LD, THREADS, IGEMM_VECTOR_POINTWISE> {
-    using A = igemm_a_vector_loader<T, BM, BK, LD, THREADS, true>;
-    using B = igemm_b_vector_loader<T, BN, BK, LD, THREADS>;
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS>
+struct igemm_loaders<T, BM, BN, BK, LA, LB, THREADS, IGEMM_VECTOR_POINTWISE> {
+    using A = igemm_a_vector_loader<T, BM, BK, LA, THREADS, true>;
+    using B = igemm_b_vector_loader<T, BN, BK, LB, THREADS>;
 };
 
 } // namespace CONVND_NS

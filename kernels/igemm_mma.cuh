@@ -1,6 +1,8 @@
 /* The math of one k-tile of the implicit GEMM, and the hand-off of the finished accumulators to
- * shared memory for the epilogue. Both policies read the stage tiles as the loaders wrote them:
- * A[row * LD + k] (output pixels) and B[col * LD + k] (output channels), k contiguous.
+ * shared memory for the epilogue. Both policies read the stage tiles as the loaders wrote them,
+ * through the layouts they declare (A_TILE: output pixels x k, B_TILE: output channels x k, k
+ * contiguous; smem_tile.cuh): XOR-swizzled for the tensor cores, padded rows
+ * (A[row * LD + k], B[col * LD + k]) for the CUDA cores.
  *
  *  - igemm_tc_mma: tensor cores through mma.sync and ldmatrix (tc_warp_mma.cuh). f16/bf16 use
  *    m16n8k16, f32 uses m16n8k8 TF32 (the caller allowed TF32); f32 accumulation either way.
@@ -19,10 +21,13 @@
 
 namespace CONVND_NS {
 
-/* Tensor cores: mma.sync fed by ldmatrix (tc_warp_mma.cuh), B n-major. A struct rather than an
- * alias so that kernel names say which GEMM they belong to (kernels/static_check.py). */
-template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N>
-struct igemm_tc_mma : tc_warp_mma<T, BM, BN, BK, LD, WARPS_M, WARPS_N, false, LD> {};
+/* Tensor cores: mma.sync fed by ldmatrix (tc_warp_mma.cuh), B n-major, both stage tiles
+ * XOR-swizzled for 16-bit elements (tc_stage_tile, smem_tile.cuh). A struct rather than an alias so
+ * that kernel names say which GEMM they belong to (kernels/static_check.py, kernels/sass_model.py).
+ */
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N>
+struct igemm_tc_mma : tc_warp_mma_on<T, BM, BN, BK, WARPS_M, WARPS_N, false,
+                                     tc_stage_tile<T, BM, BK>, tc_stage_tile<T, BN, BK>> {};
 
 template <int BM, int BN, int BK, int LD, int TM, int TN> struct igemm_simt_mma {
     static constexpr int TX = BN / TN, TY = BM / TM;
@@ -32,6 +37,9 @@ template <int BM, int BN, int BK, int LD, int TM, int TN> struct igemm_simt_mma 
      * spill below ~200: one block per SM for those. */
     static constexpr int MIN_BLOCKS = TM * TN >= 64 ? 1 : 512 / THREADS;
     static constexpr bool C_TILE = true; /* hands over through shared memory (store) */
+    /* padded rows: the float4 reads of a row stay 16-byte aligned */
+    using A_TILE = smem_padded_tile<float, BM, BK, LD - BK>;
+    using B_TILE = smem_padded_tile<float, BN, BK, LD - BK>;
 
     float acc[TM][TN];
     int tx, ty;

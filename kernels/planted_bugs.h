@@ -19,6 +19,12 @@
 #define CONVND_PLANT_WGRAD_IGEMM_NO_STAGE_BARRIER 4
 /* depthwise wgrad: the barriers between the steps of the lanes' reduction tree removed */
 #define CONVND_PLANT_WGRAD_DEPTHWISE_NO_TREE_BARRIER 5
+/* hopper_igemm consumers: the stage whose wgmma is still in flight released (empty mbarrier)
+ * instead of the previous one, whose wait_group just completed */
+#define CONVND_PLANT_HOPPER_RELEASE_IN_FLIGHT 6
+/* hopper_igemm consumers: the wait on a stage's full mbarrier dropped (read before the TMA
+ * load has landed) */
+#define CONVND_PLANT_HOPPER_NO_FULL_WAIT 7
 
 #ifndef CONVND_PLANTED_BUG
 #define CONVND_PLANTED_BUG CONVND_PLANT_NONE

@@ -156,9 +156,14 @@ def dynamic_smem(demangled):
         return 0
     size = 4 if m.group(1) == "float" else 2
     bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
-    ld = bk + 16 // size
-    pipe = stages * (bm + bn) * ld * size
-    c = 0 if re.search(r"_tc_mma", demangled) else bm * (bn + 4) * 4  # tc: register epilogue
+    tc = re.search(r"_tc_mma", demangled)
+    # 16-bit tensor-core tiles: XOR-swizzled rows; TF32 and CUDA cores: rows padded by 16 bytes
+    pad = 0 if tc and size == 2 else 16 // size
+    a = bm * (bk + pad)
+    b = bk * (bn + pad) if demangled.startswith("convT_kernel") or "convT_kernel<" in demangled \
+        else bn * (bk + pad)  # the transposed kernels' B tile is k-major
+    pipe = stages * (a + b) * size
+    c = 0 if tc else bm * (bn + 4) * 4  # tc: register epilogue
     return (max(pipe, c) + 127) // 128 * 128 + bm * 4
 
 

@@ -3,34 +3,45 @@
  * reads from the stage tiles (mma_sync.cuh), f32 accumulators in registers in the PTX ISA's C
  * layout.
  *
- * Stage tiles as the loaders write them: A[row * LD + k] (output pixels x k), B n-major
- * B[n * LD + k] or k-major B[k * LDB + n]. Each warp owns a WM x WN tile: FM x FN mma tiles of
- * 16 x 8. f16/bf16: m16n8k16, A through ldmatrix.x4, two n8 tiles of B per ldmatrix.x4 (.trans
- * when B is k-major). f32: m16n8k8 on TF32 (the caller allowed it), fragments read element by
- * element (ldmatrix moves 16-bit elements) and rounded with cvt.rna. Rows LD (LDB) elements apart
- * with LD*size = 16 mod 128 bytes put the 8 rows of an ldmatrix phase in 8 distinct 16-byte bank
- * groups: no conflicts. */
+ * Stage tiles as the loaders write them, through their layouts (smem_tile.cuh): A (output
+ * pixels x k) element (row, k) at LA::offset(row, k); B n-major LB::offset(n, k) or k-major
+ * LB::offset(k, n). Each warp owns a WM x WN tile: FM x FN mma tiles of 16 x 8. f16/bf16:
+ * m16n8k16, A through ldmatrix.x4, two n8 tiles of B per ldmatrix.x4 (.trans when B is k-major).
+ * f32: m16n8k8 on TF32 (the caller allowed it), fragments read element by element (ldmatrix
+ * moves 16-bit elements) and rounded with cvt.rna. The XOR-swizzled layouts of 16-bit tiles
+ * (and padded rows with LD*size = 16 mod 128 bytes) put the 8 rows of an ldmatrix phase in 8
+ * distinct 16-byte bank groups: no conflicts (tc_stage_tile below says which tile is which).
+ *
+ * tc_warp_mma_on<..., LA, LB> is the core; tc_warp_mma<..., LD, ..., LDB> the same on padded
+ * rows (LD, LDB elements apart), the interface other kernels build on. */
 #ifndef CONVND_TC_WARP_MMA_CUH
 #define CONVND_TC_WARP_MMA_CUH
 
 #include "mma_sync.cuh"
+#include "smem_tile.cuh"
 
 namespace CONVND_NS {
 
-template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N, bool B_KMAJOR,
-          int LDB>
-struct tc_warp_mma {
+template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool B_KMAJOR, class LA,
+          class LB>
+struct tc_warp_mma_on {
+    using A_TILE = LA;
+    using B_TILE = LB;
     static constexpr bool TF32 = sizeof(T) == 4;
     static constexpr int KSTEP = TF32 ? 8 : 16;
     static constexpr int THREADS = WARPS_M * WARPS_N * 32;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N; /* warp tile */
     static constexpr int FM = WM / 16, FN = WN / 8;            /* 16x8 mma tiles per warp */
-    static_assert(WM % 16 == 0 && WN % 16 == 0 && BK % KSTEP == 0, "tc tile shape");
-    static_assert((LD * sizeof(T)) % 16 == 0 && (!B_KMAJOR || (LDB * sizeof(T)) % 16 == 0),
-                  "ldmatrix rows must be 16-byte aligned");
-    /* Blocks per SM to keep registers for: 128 registers a thread (two 256-thread blocks), but
-     * one block for TF32 with 64+ accumulators a thread. */
-    static constexpr int MIN_BLOCKS = TF32 && FM * FN >= 16 ? 1 : 512 / THREADS;
+    static_assert(WM % 16 == 0 && WN % 16 == 0 && BK % KSTEP == 0 && FM <= 8 && FN <= 8,
+                  "tc tile shape (the loops below unroll at most 8)");
+    static_assert(LA::ROWS == BM && LA::COLS == BK &&
+                      (B_KMAJOR ? LB::ROWS == BK && LB::COLS == BN
+                                : LB::ROWS == BN && LB::COLS == BK),
+                  "stage tile layouts do not match the block tile");
+    /* Blocks per SM to keep registers for: 128 registers a thread, 240 for 64x64 warp tiles
+     * (128 accumulators), 255 for TF32 with 64+ accumulators. */
+    static constexpr int REGS = FM * FN >= 32 ? 240 : TF32 && FM * FN >= 16 ? 255 : 128;
+    static constexpr int MIN_BLOCKS = 65536 / (THREADS * REGS) > 0 ? 65536 / (THREADS * REGS) : 1;
 
     float acc[FM][FN][4];
     int wm0, wn0; /* warp tile origin */
@@ -41,26 +52,43 @@ struct tc_warp_mma {
         lane = tid % 32;
         wm0 = (warp / WARPS_N) * WM;
         wn0 = (warp % WARPS_N) * WN;
-        float *const flat = &acc[0][0][0];
-        CONVND_UNROLL(64)
-        for (int e = 0; e < FM * FN * 4; ++e)
-            flat[e] = 0.0f;
+        /* fully unrolled: a runtime index would put acc in local memory */
+        CONVND_UNROLL(8)
+        for (int i = 0; i < FM; ++i)
+            CONVND_UNROLL(8)
+        for (int j = 0; j < FN; ++j)
+            CONVND_UNROLL(4)
+        for (int r = 0; r < 4; ++r)
+            acc[i][j][r] = 0.0f;
+    }
+
+    /* Element offset of the A row this lane hands ldmatrix.x4 for mma tile row i at k:
+     * matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15), lane l gives row l%16, half l/16. */
+    __device__ __forceinline__ int a_ldsm_offset(int k, int i) const {
+        return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);
+    }
+
+    /* Element offset of the B row this lane hands ldmatrix.x4 for mma tile columns j, j+1 at k:
+     * k-major (.trans): matrices (k 0-7 | 8-15) x (n 0-7 | 8-15); n-major: (n 0-7, k 0-7),
+     * (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15). */
+    __device__ __forceinline__ int b_ldsm_offset(int k, int j) const {
+        if constexpr (B_KMAJOR)
+            return LB::offset(k + lane % 16, wn0 + 8 * j + (lane / 16) * 8);
+        else
+            return LB::offset(wn0 + 8 * j + (lane / 16) * 8 + lane % 8, k + ((lane / 8) % 2) * 8);
     }
 
     /* A fragment of mma tile row i at k: a[r] = A[16i + g + 8(r&1)][k + ...] (mma_sync.cuh). */
     __device__ __forceinline__ void load_a(uint32_t (&a)[4], const T *a_tile, int k, int i) const {
         if constexpr (TF32) {
-            const int g = lane / 4, t = lane % 4;
-            const float *p =
-                reinterpret_cast<const float *>(a_tile) + (wm0 + 16 * i + g) * LD + k + t;
-            a[0] = tf32_bits(p[0]);
-            a[1] = tf32_bits(p[8 * LD]);
-            a[2] = tf32_bits(p[4]);
-            a[3] = tf32_bits(p[8 * LD + 4]);
+            const int g = lane / 4, t = lane % 4, row = wm0 + 16 * i + g;
+            const float *p = reinterpret_cast<const float *>(a_tile);
+            a[0] = tf32_bits(p[LA::offset(row, k + t)]);
+            a[1] = tf32_bits(p[LA::offset(row + 8, k + t)]);
+            a[2] = tf32_bits(p[LA::offset(row, k + t + 4)]);
+            a[3] = tf32_bits(p[LA::offset(row + 8, k + t + 4)]);
         } else {
-            /* matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15): lane l gives row l%16, half l/16 */
-            convnd_ldmatrix<4, false>(a, a_tile + (wm0 + 16 * i + lane % 16) * LD + k +
-                                             (lane / 16) * 8);
+            convnd_ldmatrix<4, false>(a, a_tile + a_ldsm_offset(k, i));
         }
     }
 
@@ -70,16 +98,10 @@ struct tc_warp_mma {
             const int g = lane / 4, t = lane % 4;
             const float *p = reinterpret_cast<const float *>(b_tile);
             const int n = wn0 + 8 * j + g;
-            b[0] = tf32_bits(B_KMAJOR ? p[(k + t) * LDB + n] : p[n * LD + k + t]);
-            b[1] = tf32_bits(B_KMAJOR ? p[(k + t + 4) * LDB + n] : p[n * LD + k + t + 4]);
-        } else if constexpr (B_KMAJOR) {
-            /* matrices (k 0-7 | 8-15) x (n 0-7 | 8-15), transposed into "col" fragments */
-            convnd_ldmatrix<4, true>(b, b_tile + (k + lane % 16) * LDB + wn0 + 8 * j +
-                                            (lane / 16) * 8);
+            b[0] = tf32_bits(B_KMAJOR ? p[LB::offset(k + t, n)] : p[LB::offset(n, k + t)]);
+            b[1] = tf32_bits(B_KMAJOR ? p[LB::offset(k + t + 4, n)] : p[LB::offset(n, k + t + 4)]);
         } else {
-            /* matrices (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15) */
-            convnd_ldmatrix<4, false>(b, b_tile + (wn0 + 8 * j + (lane / 16) * 8 + lane % 8) * LD +
-                                             k + ((lane / 8) % 2) * 8);
+            convnd_ldmatrix<4, B_KMAJOR>(b, b_tile + b_ldsm_offset(k, j));
         }
     }
 
@@ -135,6 +157,24 @@ struct tc_warp_mma {
         return u;
     }
 };
+
+/* The stage tiles the tensor cores read: XOR-swizzled for 16-bit elements (ldmatrix); TF32's
+ * element-by-element reads stay on padded rows (128-byte rows + 16 bytes: a warp's 8 rows x 4
+ * words and its 16-byte cp.async phases are conflict-free there, and the addresses are a constant
+ * offset per fragment, where a swizzle would cost an XOR per k and register pressure). */
+template <typename T, int ROWS, int COLS>
+using tc_stage_tile =
+    typename std::conditional<sizeof(T) == 4, smem_padded_tile<T, ROWS, COLS, 16 / (int)sizeof(T)>,
+                              smem_swizzled_tile<T, ROWS, COLS>>::type;
+
+/* The core on padded rows: A and n-major B rows LD elements apart, k-major B rows LDB apart. */
+template <typename T, int BM, int BN, int BK, int LD, int WARPS_M, int WARPS_N, bool B_KMAJOR,
+          int LDB>
+struct tc_warp_mma
+    : tc_warp_mma_on<T, BM, BN, BK, WARPS_M, WARPS_N, B_KMAJOR,
+                     smem_padded_tile<T, BM, BK, LD - BK>,
+                     typename std::conditional<B_KMAJOR, smem_padded_tile<T, BK, BN, LDB - BN>,
+                                               smem_padded_tile<T, BN, BK, LD - BK>>::type> {};
 
 } // namespace CONVND_NS
 

@@ -1,14 +1,36 @@
 /* The implicit-GEMM families' shared host logic: see gemm_tiles.h. */
 #include "gemm_tiles.h"
 
+#include "device_services.h"
 #include "problem_internal.h"
 #include "refuse.h"
 
-/* kernels/igemm_limits.cu: the kernels index in 32 bits. */
+/* kernels/igemm_limits.cu: the kernels index in 32 bits; a tensor-core configuration's shared
+ * memory. */
 int convnd_igemm_needs_index64(const convnd_conv_params *p);
+size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes);
+
+int32_t convnd_gemm_tc_first_fitting(convnd_dtype dtype) {
+    const size_t have = convnd_device_properties(convnd_active_device())->smem_per_block;
+    for (int32_t c = 0; c < CONVND_GEMM_TC_COUNT; ++c)
+        if (convnd_gemm_tc_smem_bytes(c, dtype == CONVND_F32 ? 4 : 2) <= have) return c;
+    return CONVND_GEMM_TC_COUNT - 1;
+}
+
+/* The configuration's shared memory against what a block may have on the active device. */
+static int32_t gemm_tc_smem_fits(const convnd_problem *p, const convnd_gemm_tiles *t,
+                                 int32_t config, char *reason, size_t reason_len) {
+    const size_t need = convnd_gemm_tc_smem_bytes(config, p->dtype == CONVND_F32 ? 4 : 2);
+    const size_t have = convnd_device_properties(convnd_active_device())->smem_per_block;
+    if (need <= have) return 1;
+    return convnd_refuse(reason, reason_len,
+                         "config %s needs %zu bytes of shared memory per block for dtype=%s; "
+                         "this device allows %zu",
+                         t->names[config], need, convnd_dtype_name(p->dtype), have);
+}
 
 #define GEMM_NAME(cname, ...) #cname,
-#define GEMM_TILE(cname, BM, BN, ...) {BM, BN},
+#define GEMM_TILE(cname, BM, BN, BK, ...) {BM, BN, BK},
 const char *const convnd_gemm_tc_names[] = {CONVND_IGEMM_TC_CONFIGS(GEMM_NAME)};
 static const convnd_gemm_tile tc_tiles[] = {CONVND_IGEMM_TC_CONFIGS(GEMM_TILE)};
 const char *const convnd_gemm_simt_names[] = {CONVND_IGEMM_SIMT_CONFIGS(GEMM_NAME)};
@@ -54,6 +76,7 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *
                                  sibling);
         if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
             return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
+        if (!gemm_tc_smem_fits(p, t, config, reason, reason_len)) return 0;
     } else if (p->dtype != CONVND_F32) {
         return convnd_refuse(reason, reason_len,
                              "dtype=%s: %s runs on CUDA cores, f32 only (%s runs f16 and bf16)",
@@ -73,5 +96,5 @@ int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_par
     const convnd_gemm_tile *tile = &t->tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
                           (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
-    return cout_g >= (int64_t)tile->bn * 3 / 4 && blocks >= 96.0;
+    return cout_g >= (int64_t)tile->bn * 3 / 4 && cin_g >= tile->bk / 2 && blocks >= 96.0;
 }

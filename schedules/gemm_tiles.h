@@ -13,9 +13,10 @@
 #include "conv_params.h"
 #include "igemm_configs.h"
 
-/* One configuration's output tile: BM output rows (pixels) x BN output channels. */
+/* One configuration's output tile: BM output rows (pixels) x BN output channels, BK input
+ * channels per k-tile. */
 typedef struct convnd_gemm_tile {
-    int32_t bm, bn;
+    int32_t bm, bn, bk;
 } convnd_gemm_tile;
 
 /* A family's configurations, largest tile first. */
@@ -43,9 +44,13 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *
                              const convnd_gemm_tiles *t, int32_t config, int32_t tensor_cores,
                              const char *who, const char *sibling, char *reason, size_t reason_len);
 
+/* The first (largest) tensor-core configuration whose shared memory fits a block of the active
+ * device for dtype. */
+int32_t convnd_gemm_tc_first_fitting(convnd_dtype dtype);
+
 /* The planner's heuristic for config of t on a problem of `mode`: GEMM-shaped (C_in/g and
  * C_out/g >= 8); the last (smallest) tile takes any such problem; a larger one needs
- * C_out/g >= 3/4 BN and >= 96 blocks (3/4 of a wave on an H200's 132 SMs). */
+ * C_out/g >= 3/4 BN, C_in/g >= BK/2 and >= 96 blocks (3/4 of a wave on an H200's 132 SMs). */
 int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
                                   convnd_mode mode, const convnd_gemm_tiles *t, int32_t config);
 

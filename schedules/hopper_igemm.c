@@ -12,6 +12,7 @@
  * Heuristic (worth_routing): only on a GPU of compute capability 9.0, for GEMM-shaped problems
  * big enough to fill the persistent grid: C_in >= 64, C_out >= 64, at least 132 tiles;
  * 128x256 when C_out > 128, else 128x128. */
+#include "gemm_tiles.h"
 #include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
@@ -125,11 +126,12 @@ static int32_t hopper_worth_routing(const convnd_problem *p, const convnd_conv_p
 }
 
 /* TMA needs 16-byte aligned tensors: element-aligned pointers that are not (valid in the API)
- * run on igemm_tc's first configuration instead, which handles any alignment. */
+ * run on igemm_tc's largest configuration that fits the device instead, which handles any
+ * alignment. */
 static convnd_status hopper_launch(const convnd_launch_args *a) {
     if (((uintptr_t)a->x | (uintptr_t)a->w | (uintptr_t)a->y) % 16) {
         convnd_launch_args b = *a;
-        b.config = 0;
+        b.config = convnd_gemm_tc_first_fitting((convnd_dtype)a->params.dtype);
         return convnd_schedule_igemm_tc.launch(&b);
     }
     return CONVND_CALL_LAUNCHER(hopper_igemm, a);

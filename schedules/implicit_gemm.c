@@ -1,7 +1,7 @@
 /* Registry entries of the implicit-GEMM schedules (kernels/igemm_*.cu): forward convolution as
  * a GEMM of output pixels x output channels over (tap, input channel), one GEMM per group.
  *
- *   igemm_tc    tensor cores (WMMA): f16, bf16, and f32 when the caller allows TF32
+ *   igemm_tc    tensor cores (mma.sync): f16, bf16, and f32 when the caller allows TF32
  *   igemm_simt  CUDA cores, f32 with exact FMA (any math setting)
  *
  * Configurations (tile shapes) come from kernels/igemm_configs.h. Every configuration handles
@@ -16,12 +16,18 @@
  *   schedule    config         worth routing when (tiles = blocks of the config's BM x BN tile,
  *                              ceil(M/BM) * ceil(cout_g/BN) * groups, M = N*prod(O))
  *   ----------  -------------  ---------------------------------------------------------------
- *   igemm_tc    128x128x32_s3  GEMM-shaped (below), cout_g >= 96 and tiles >= 96
+ *   igemm_tc    128x256x64_s4  GEMM-shaped (below), cout_g >= 192, cin_g >= 32 and tiles >= 96
+ *   igemm_tc    256x128x64_s4  GEMM-shaped, cout_g >= 96, cin_g >= 32 and tiles >= 96
+ *   igemm_tc    128x128x32_s3  GEMM-shaped, cout_g >= 96 and tiles >= 96
  *   igemm_tc    64x64x32_s3    GEMM-shaped, cout_g >= 48 and tiles >= 96
  *   igemm_tc    32x64x32_s2    GEMM-shaped (small M or few output channels)
  *   igemm_simt  128x128x8_s3   GEMM-shaped, cout_g >= 96 and tiles >= 96 (exact f32)
  *   igemm_simt  64x64x8_s3     GEMM-shaped, cout_g >= 48 and tiles >= 96
  *   igemm_simt  32x32x8_s2     GEMM-shaped
+ *
+ *   The two 64-channel k-tile configurations need 192 KiB of shared memory (f16/bf16 only;
+ *   supports() refuses them for TF32 and on GPUs that allow a block less, e.g. sm_89).
+ *   cin_g >= BK/2 (all rows but the last of each variant): at most half a k-tile idle.
  *
  *   tiles >= 96: at least 3/4 of a wave on an H200's 132 SMs. With fewer, the next smaller
  *   tile's 4x as many blocks keep more SMs busy than the big tile's better reuse gains.

@@ -4,7 +4,7 @@
  * the implicit GEMM's own kernel body and tiles. No zero insertion, no multiply by a
  * structurally-zero tap.
  *
- *   convT_tc    tensor cores (WMMA): f16, bf16, and f32 when the caller allows TF32
+ *   convT_tc    tensor cores (mma.sync): f16, bf16, and f32 when the caller allows TF32
  *   convT_simt  CUDA cores, f32 with exact FMA (any math setting)
  *
  * Configurations are the implicit GEMM's tiles (kernels/igemm_configs.h), same names. Every
@@ -26,7 +26,9 @@
  *   schedule    config         worth routing when (tiles = ceil(M/BM) * ceil(cout_g/BN) * groups,
  *                              M = N*prod(O), the rows of all phases together)
  *   ----------  -------------  ---------------------------------------------------------------
- *   convT_tc    128x128x32_s3  GEMM-shaped (below), cout_g >= 96 and tiles >= 96
+ *   convT_tc    128x256x64_s4  GEMM-shaped (below), cout_g >= 192, cin_g >= 32 and tiles >= 96
+ *   convT_tc    256x128x64_s4  GEMM-shaped, cout_g >= 96, cin_g >= 32 and tiles >= 96
+ *   convT_tc    128x128x32_s3  GEMM-shaped, cout_g >= 96 and tiles >= 96
  *   convT_tc    64x64x32_s3    GEMM-shaped, cout_g >= 48 and tiles >= 96
  *   convT_tc    32x64x32_s2    GEMM-shaped (small outputs or few output channels)
  *   convT_simt  128x128x8_s3   GEMM-shaped, cout_g >= 96 and tiles >= 96 (exact f32)
@@ -36,6 +38,9 @@
  *   GEMM-shaped: C_in/g >= 8 and C_out/g >= 8, as for the forward implicit GEMM (the same
  *   tiles, the same reasons: below that a k-tile or a column block is mostly zeros, and the
  *   direct schedule, which the planner falls back to, wins on such depthwise-like problems).
+ *   The two 64-channel k-tile configurations need 192 KiB of shared memory (f16/bf16 only;
+ *   supports() refuses them for TF32 and on GPUs that allow a block less, e.g. sm_89).
+ *   cin_g >= BK/2 (all rows but the last of each variant): at most half a k-tile idle.
  *   tiles >= 96: 3/4 of a wave on an H200's 132 SMs; cout_g >= 3/4 BN: at most a quarter of
  *   the tile's columns idle. The phase split costs a partial row block per phase, which these
  *   counts ignore (at most S0*S1*S2 extra blocks). */

@@ -19,19 +19,28 @@ mkdir -p "$work"
 # Each mutant: id ^ file ^ exact text ^ replacement ^ test filter ^ extra environment.
 # The text must occur exactly once in the file; \n is a newline. Mutants 1 and 2 plant the bugs
 # of kernels/planted_bugs.h (barrier moved below the prefetch; barrier before the C-tile store
-# removed) in the library's own implicit GEMM and transposed kernels.
+# removed) in the library's own implicit GEMM and transposed kernels. Mutants 6 and 9 are in the
+# staged-rows skeleton that depthwise_cl and grouped share. Mutant 14 plants a wrong XOR swizzle
+# (a permutation still, so results stay right: only bank conflicts), mutant 15 an A-fragment read
+# that ignores the swizzle the loader wrote with.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
+early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
   "1^kernels/igemm_kernel.cuh^#include \"planted_bugs.h\"^#ifndef CONVND_PLANTED_BUG\n#define CONVND_PLANTED_BUG 1\n#endif\n#include \"planted_bugs.h\"^forced_schedules/feature_table^$early"
   "2^kernels/igemm_kernel.cuh^#include \"planted_bugs.h\"^#ifndef CONVND_PLANTED_BUG\n#define CONVND_PLANTED_BUG 2\n#endif\n#include \"planted_bugs.h\"^forced_schedules/feature_table^$early"
   "3^kernels/igemm_kernel.cuh^convnd_cp_async_wait<STAGES - 2>();^convnd_cp_async_wait<STAGES - 1>();^forced_schedules/feature_table^"
   "4^kernels/depthwise_common.cuh^if (!xrow || i2 < 0 || i2 >= (Idx)p.in[2]) {^if (!xrow || i2 < 0 || i2 > (Idx)p.in[2]) {^depthwise/*^"
   "5^kernels/convT_geometry.cuh^const int64_t kappa = S / convT_gcd(S, D);^const int64_t kappa = S;^transposed/*^"
-  "6^kernels/depthwise_cl.cu^    g.runs = (p.out[2] + R - 1) / R;^    g.runs = p.out[2] / R > 0 ? p.out[2] / R : 1;^depthwise/*^"
-  "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + i2 * (int32_t)p.xs[4] + lc.base;^extreme_geometry/sparse*^"
+  "6^kernels/depthwise_common.cuh^    g.runs = (p.out[2] + R - 1) / R;^    g.runs = p.out[2] / R > 0 ? p.out[2] / R : 1;^depthwise/*^"
+  "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base;^extreme_geometry/sparse*^"
   "8^kernels/direct.cu^    const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];\n    const Idx w_c = at.c * (Idx)p.ws[0];^    const Idx x_nc = (int32_t)(at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1]);\n    const Idx w_c = at.c * (Idx)p.ws[0];^extreme_geometry/sparse*^"
-  "9^kernels/depthwise_cl.cu^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
+  "9^kernels/depthwise_common.cuh^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
   "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^@(depthwise|extreme_geometry)/*^"
+  "11^kernels/depthwise_cl.cu^    if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^    if (i2 < 0 || i2 > (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^depthwise/*^"
+  "12^kernels/depthwise_cl.cu^    return *reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base);^    return *reinterpret_cast<const uint4 *>(xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base);^extreme_geometry/sparse*^"
+  "13^kernels/hopper_igemm.cu^            convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */^            convnd_wgmma_wait_group<2>();^hopper_igemm/domain*^$early_tma"
+  "14^kernels/smem_tile.cuh^return row * CPR + (c ^ (row & 7));^return row * CPR + (c ^ (row & 3));^smem_swizzle/*^"
+  "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
 )
 
 want=("$@")

@@ -8,7 +8,6 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <criterion/criterion.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "problem_internal.h"
 #include "registry.h"
 #include "test_conv_case.h"
+#include "test_failure_log.h"
 #include "test_contract_support.h"
 #include "test_problem_text.h"
 #include "test_random.h"
@@ -31,20 +31,10 @@ enum { THREADS = 4 };
 typedef struct worker {
     int id;
     int iterations;
-    int runs, failures;
-    char first_failure[768];
+    int runs;
+    test_failure_log log;
     const char *cache_file;
 } worker;
-
-static void fail(worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(worker *w, const char *fmt, ...) {
-    if (w->failures++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->first_failure, sizeof w->first_failure, fmt, ap);
-        va_end(ap);
-    }
-}
 
 static void run_threads(worker *workers, void *(*body)(void *)) {
     pthread_t t[THREADS];
@@ -53,8 +43,8 @@ static void run_threads(worker *workers, void *(*body)(void *)) {
     for (int i = 0; i < THREADS; ++i)
         cr_assert_eq(pthread_join(t[i], NULL), 0);
     for (int i = 0; i < THREADS; ++i)
-        cr_expect_eq(workers[i].failures, 0, "thread %d: %d failures; first: %s", i,
-                     workers[i].failures, workers[i].first_failure);
+        cr_expect_eq(workers[i].log.count, 0, "thread %d: %d failures; first: %s", i,
+                     workers[i].log.count, workers[i].log.first);
 }
 
 /* ---- conv_nd ------------------------------------------------------------------------------ */
@@ -66,7 +56,7 @@ static void one_problem(worker *w, const convnd_problem *p, int k) {
     convnd_problem_format(text, sizeof text, p);
     test_conv_case c;
     if (!test_case_init(&c, p, k % 2, 1000u * (uint64_t)w->id + (uint64_t)k, err, sizeof err)) {
-        fail(w, "%s: %s", text, err);
+        test_failure(&w->log, "%s: %s", text, err);
         return;
     }
     char specs[64][TEST_SPEC_LEN];
@@ -76,10 +66,10 @@ static void one_problem(worker *w, const convnd_problem *p, int k) {
         if (i == 1 && !plans[1]) break;
         const convnd_status st = test_case_run(&c, plans[i]);
         if (st != CONVND_OK)
-            fail(w, "%s on %s: %s (%s)", plans[i] ? plans[i] : "planner", text,
-                 convnd_status_string(st), convnd_last_error());
+            test_failure(&w->log, "%s on %s: %s (%s)", plans[i] ? plans[i] : "planner", text,
+                         convnd_status_string(st), convnd_last_error());
         else if (!test_case_check(&c, msg, sizeof msg))
-            fail(w, "%s on %s: %s", plans[i] ? plans[i] : "planner", text, msg);
+            test_failure(&w->log, "%s on %s: %s", plans[i] ? plans[i] : "planner", text, msg);
         ++w->runs;
     }
     /* groups = 1000 + id divides none of the random problems' channel counts */
@@ -89,12 +79,12 @@ static void one_problem(worker *w, const convnd_problem *p, int k) {
     snprintf(want, sizeof want, "groups=%d ", 1000 + w->id);
     const convnd_status st = conv_nd(&bad, c.dx, c.dw, c.db, c.dz, c.dy, NULL, 0, NULL, NULL);
     if (st != CONVND_ERR_INVALID_ARGUMENT || !strstr(convnd_last_error(), want))
-        fail(w, "thread %d's own error came back as '%s': '%s'", w->id, convnd_status_string(st),
-             convnd_last_error());
+        test_failure(&w->log, "thread %d's own error came back as '%s': '%s'", w->id,
+                     convnd_status_string(st), convnd_last_error());
     char name[128];
     if (convnd_plan_name(&c.p, NULL, name, sizeof name) != CONVND_OK ||
         !convnd_schedule_supports(name, &c.p, NULL, 0))
-        fail(w, "plan name '%s' for %s: %s", name, text, convnd_last_error());
+        test_failure(&w->log, "plan name '%s' for %s: %s", name, text, convnd_last_error());
     test_case_free(&c);
 }
 
@@ -151,24 +141,24 @@ static void *cache_worker(void *arg) {
         const char *file = k % 2 ? NULL : w->cache_file;
         convnd_conv_params params;
         if (convnd_params_from_problem(&p, &params) != CONVND_OK) {
-            fail(w, "problem %d: %s", i, convnd_last_error());
+            test_failure(&w->log, "problem %d: %s", i, convnd_last_error());
             continue;
         }
         if (!convnd_autotune_lookup(&p, &params, file, &plan)) {
-            if (file) fail(w, "problem %d not found in the cache file", i);
+            if (file) test_failure(&w->log, "problem %d not found in the cache file", i);
             continue;
         }
         if (strcmp(convnd_choice_schedule_name(plan), "direct") != 0 ||
             plan.config != expected_config(i))
-            fail(w, "problem %d: cached plan %s:%s, expected direct config %d", i,
-                 convnd_choice_schedule_name(plan), convnd_choice_config_name(plan),
-                 expected_config(i));
+            test_failure(&w->log, "problem %d: cached plan %s:%s, expected direct config %d", i,
+                         convnd_choice_schedule_name(plan), convnd_choice_config_name(plan),
+                         expected_config(i));
         char name[128];
         if (convnd_plan_name(&p, NULL, name, sizeof name) != CONVND_OK)
-            fail(w, "plan name of problem %d: %s", i, convnd_last_error());
+            test_failure(&w->log, "plan name of problem %d: %s", i, convnd_last_error());
         size_t ws;
         if (convnd_workspace_size(&p, NULL, &ws) != CONVND_OK)
-            fail(w, "workspace size of problem %d: %s", i, convnd_last_error());
+            test_failure(&w->log, "workspace size of problem %d: %s", i, convnd_last_error());
         ++w->runs;
     }
     return NULL;

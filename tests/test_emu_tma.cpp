@@ -60,6 +60,16 @@ __global__ void load_kernel(const CONVND_GRID_CONSTANT convnd_tmap map, int32_t 
         out[i] = box[i];
 }
 
+/* The 20 x 10 matrix of matrix_desc holding i + 0.5 at element i, and its tensor map. */
+convnd_tmap counting_matrix(emu_buffer<float> &g) {
+    for (int i = 0; i < 200; ++i)
+        g[i] = (float)i + 0.5f;
+    convnd_tmap map;
+    convnd_tmap_desc d = matrix_desc(g.p);
+    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
+    return map;
+}
+
 template <int R, bool EARLY = false>
 convnd_status run_load(const convnd_tmap &map, const int32_t *c, uint32_t expect_bytes,
                        uint32_t box_floats, float *out, float *early = nullptr) {
@@ -144,11 +154,7 @@ Test(emu_tma, im2col_corners_follow_the_rank) {
 
 Test(emu_tma, a_tiled_load_zero_fills_out_of_bounds_and_completes_the_full_box) {
     emu_buffer<float> g(200), out(32), early(32);
-    for (int i = 0; i < 200; ++i)
-        g[i] = (float)i + 0.5f;
-    convnd_tmap map;
-    convnd_tmap_desc d = matrix_desc(g.p);
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
+    const convnd_tmap map = counting_matrix(g);
     const int32_t c[2] = {16, 8}; /* columns 16..23 of 20, rows 8..11 of 10 */
     for (convnd_emu_order o : orders) {
         convnd_emu_set_order(o, 1);
@@ -162,6 +168,32 @@ Test(emu_tma, a_tiled_load_zero_fills_out_of_bounds_and_completes_the_full_box) 
                 cr_assert(isnan(early[r * 8 + k]), "the box is visible before the wait");
             }
     }
+    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+}
+
+/* The other end of a load's window (CONVND_EMU_COPIES=early): the box lands at issue, so the
+ * issuing thread, and in forward order every thread, sees it before the wait; mixed lands each
+ * load at one end or the other, and the result after the wait is the same in every mode. */
+Test(emu_tma, early_copies_land_a_load_at_issue) {
+    emu_buffer<float> g(200), out(32), early(32);
+    const convnd_tmap map = counting_matrix(g);
+    const int32_t c[2] = {4, 2};
+    const convnd_emu_copies modes[2] = {CONVND_EMU_COPIES_EARLY, CONVND_EMU_COPIES_MIXED};
+    for (convnd_emu_copies m : modes) {
+        convnd_emu_set_order(CONVND_EMU_FORWARD, 1);
+        convnd_emu_set_copies(m, 3);
+        cr_assert_eq((run_load<2, true>(map, c, 128, 32, out.p, early.p)), CONVND_OK, "%s",
+                     convnd_last_error());
+        for (int r = 0; r < 4; ++r)
+            for (int k = 0; k < 8; ++k) {
+                const float expect = g[(2 + r) * 20 + 4 + k];
+                cr_assert_eq(out[r * 8 + k], expect, "mode %d (%d, %d)", (int)m, r, k);
+                if (m == CONVND_EMU_COPIES_EARLY)
+                    cr_assert_eq(early[r * 8 + k], expect, "early: not landed at issue (%d, %d)", r,
+                                 k);
+            }
+    }
+    convnd_emu_set_copies(CONVND_EMU_COPIES_LATE, 0);
     convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 

@@ -213,7 +213,8 @@ Test(emu_wgmma, operands_written_without_fence_proxy_async_are_an_error) {
 namespace {
 
 /* CASE 0: wait_group<1> completes the older group only. 1: no wgmma.fence. 2: no wait at all.
- * 3: one warp skips the wgmma. */
+ * 3: one warp skips the wgmma. 4: an operand element overwritten (and fenced) while both groups
+ * are in flight. */
 template <int CASE> __global__ void group_kernel(float *out) {
     CONVND_DYNAMIC_SHARED(convnd_bf16, smem);
     const unsigned t = threadIdx.x;
@@ -232,6 +233,10 @@ template <int CASE> __global__ void group_kernel(float *out) {
     convnd_wgmma<convnd_wgmma_bf16, 8>(d2, da, db, 1);
     convnd_wgmma_commit_group();
     if (CASE == 2) return;
+    if (CASE == 4 && t == 0) {
+        smem[5] = convnd_from_f32<convnd_bf16>(2.0f);
+        convnd_fence_proxy_async();
+    }
     convnd_wgmma_wait_group<1>();
     out[t] = d1[0];
     out[128 + t] = d2[0];
@@ -309,4 +314,22 @@ Test(emu_wgmma, misuse_is_reported) {
                  CONVND_ERR_DEVICE);
     cr_assert(emu_contains(convnd_last_error(), "needs a whole warpgroup"), "%s",
               convnd_last_error());
+}
+
+/* The hardware may read a wgmma's operands any time up to the covering wait_group: shared memory
+ * changed in between (a stage released or refilled too early) is an error at that wait, naming
+ * the element, in every thread order. */
+Test(emu_wgmma, an_operand_changed_before_the_covering_wait_is_an_error) {
+    for (convnd_emu_order o : orders) {
+        convnd_emu_set_order(o, 1);
+        emu_buffer<float> out(384);
+        cr_assert_eq(convnd_launch(group_kernel<4>, dim3(1), dim3(128), 8192, nullptr, out.p),
+                     CONVND_ERR_DEVICE, "%s", emu_order_name(o));
+        cr_assert(emu_contains(convnd_last_error(), "operand A (descriptor 0x") &&
+                      emu_contains(convnd_last_error(), "element (0, 5) at shared address 0xa "
+                                                        "changed from 0x3f80 to 0x4000 before the "
+                                                        "wgmma.wait_group"),
+                  "%s: %s", emu_order_name(o), convnd_last_error());
+    }
+    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
 }

@@ -85,13 +85,13 @@ Test(extreme_geometry, grouped_with_whole_vectors_of_c_in_but_not_of_c_in_per_gr
 }
 
 /* x of 8 channels x (2^29 + 5) positions: 2^32 + 40 f32 elements, mapped without backing, of
- * which only the 72 the conv reads are written; three outputs per channel, 2^28 positions
- * apart. Channels-first, channel 7 starts past 2^31 (x's base offset needs 64 bits);
- * channels-last, the W stride times the position does. */
-static void sparse_run(convnd_layout layout) {
+ * which only the 72 the conv reads are written; three outputs per channel (P1 chosen so),
+ * stride S apart, the first at position -P0. Channels-first, channel 7 starts past 2^31 (x's base
+ * offset needs 64 bits); channels-last, the W stride times the position does. */
+static void sparse_run(convnd_layout layout, int64_t S, int64_t P0, int64_t P1) {
     if (convnd_active_device() != CONVND_DEVICE_EMULATED)
         cr_skip_test("the sparse mapping is host memory: emulated device only");
-    const int64_t C = 8, I = ((int64_t)1 << 29) + 5, S = (int64_t)1 << 28, K = 3, O = 3;
+    const int64_t C = 8, I = ((int64_t)1 << 29) + 5, K = 3, O = 3;
     const size_t xbytes = (size_t)(C * I) * sizeof(float);
     float *x = mmap(NULL, xbytes, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -105,16 +105,18 @@ static void sparse_run(convnd_layout layout) {
         for (int64_t o = 0; o < O; ++o) {
             double acc = 0;
             for (int64_t k = 0; k < K; ++k) {
-                const int64_t i = o * S + k;
-                const float v = (float)((c * 7 + o * 3 + k) % 9 - 4);
+                const int64_t i = o * S + k - P0;
+                const float v = (float)((c * 7 + i % 97) % 9 - 4); /* of i: outputs share x */
                 x[cl ? i * C + c : c * I + i] = v;
                 acc += (double)v * w[c * K + k];
             }
             expect[cl ? o * C + c : c * O + o] = (float)acc;
         }
     char text[256];
-    snprintf(text, sizeof text, "fwd 1d Ci=8 Co=8 g=8 I=%lld K=3 S=%lld x=%s w=%s y=%s",
-             (long long)I, (long long)S, cl ? "cl" : "cf", cl ? "cl" : "cf", cl ? "cl" : "cf");
+    snprintf(text, sizeof text,
+             "fwd 1d Ci=8 Co=8 g=8 I=%lld K=3 S=%lld P0=%lld P1=%lld x=%s w=%s y=%s", (long long)I,
+             (long long)S, (long long)P0, (long long)P1, cl ? "cl" : "cf", cl ? "cl" : "cf",
+             cl ? "cl" : "cf");
     const convnd_problem p = test_parse_valid(text);
     char specs[64][TEST_SPEC_LEN];
     const int n = test_supporting_specs(&p, specs, 64);
@@ -136,9 +138,16 @@ static void sparse_run(convnd_layout layout) {
 }
 
 Test(extreme_geometry, sparse_x_past_2_31_elements_channels_first) {
-    sparse_run(CONVND_CHANNELS_FIRST);
+    sparse_run(CONVND_CHANNELS_FIRST, (int64_t)1 << 28, 0, 0);
 }
 
 Test(extreme_geometry, sparse_x_past_2_31_elements_channels_last) {
-    sparse_run(CONVND_CHANNELS_LAST);
+    sparse_run(CONVND_CHANNELS_LAST, (int64_t)1 << 28, 0, 0);
+}
+
+/* Stride 1, the input cropped to its last 5 positions by a negative padding: the unit-stride
+ * kernels (the fixed-width rows of depthwise_cl among them) read past 2^31 elements too. */
+Test(extreme_geometry, sparse_x_past_2_31_elements_unit_stride_cropped) {
+    sparse_run(CONVND_CHANNELS_LAST, 1, -((int64_t)1 << 29), 0);
+    sparse_run(CONVND_CHANNELS_FIRST, 1, -((int64_t)1 << 29), 0);
 }

@@ -138,6 +138,9 @@ Test(igemm, refusals_name_the_reason) {
  * a silent fallback. */
 Test(igemm, forced_unsupported_is_an_error) {
     test_expect_forced_error("igemm_tc:64x64x32_s3", "fwd 2d Ci=16 Co=16 I=8 K=3", "ALLOW_TF32");
+    /* 4 stages of 64 f32 channels for a 128x256 tile: 384 KiB, past any GPU's 227 KiB */
+    test_expect_forced_error("igemm_tc:128x256x64_s4", "fwd 2d Ci=64 Co=64 I=8 K=3 tf32",
+                             "bytes of shared memory per block for dtype=f32");
 }
 
 /* ---- the planner's table ----------------------------------------------------------------------
@@ -149,7 +152,8 @@ Test(igemm, planner_routes_gemm_shaped_problems) {
                      "igemm_tc:128x128x32_s3");
     test_expect_plan("fwd 3d Ci=128 Co=128 I=5,64,64 K=3 P0=2,1,1 P1=0,1,1 bf16 x=cl w=cl",
                      "igemm_tc:128x128x32_s3");
-    test_expect_plan("fwd 2d N=16 Ci=256 Co=256 I=28 K=1 f16 x=cl w=cl", "igemm_tc:128x128x32_s3");
+    test_expect_plan("fwd 2d N=16 Ci=256 Co=256 I=28 K=1 f16 x=cl w=cl", "igemm_tc:128x256x64_s4");
+    test_expect_plan("fwd 2d N=32 Ci=256 Co=128 I=28 K=1 bf16 x=cl w=cl", "igemm_tc:256x128x64_s4");
     test_expect_plan("fwd 2d N=8 Ci=256 Co=256 I=14 K=1 f16 x=cl w=cl", "igemm_tc:64x64x32_s3");
     /* few output channels or a small image: smaller tiles */
     test_expect_plan("fwd 2d N=4 Ci=64 Co=64 I=56 K=3 P0=1 P1=1 f16 x=cl w=cl",

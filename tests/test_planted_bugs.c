@@ -27,6 +27,10 @@ typedef convnd_status (*launcher_fn)(const convnd_launch_args *a);
 PLANTED(none)
 PLANTED(prefetch)
 PLANTED(c_store)
+/* the Hopper tier (tests/planted/planted_hopper_*.cpp) */
+convnd_status convnd_planted_none_hopper_igemm(const convnd_launch_args *a);
+convnd_status convnd_planted_release_hopper_igemm(const convnd_launch_args *a);
+convnd_status convnd_planted_no_wait_hopper_igemm(const convnd_launch_args *a);
 
 typedef struct emu_mode {
     const char *name;
@@ -52,9 +56,15 @@ enum { EVERY_MODE = sizeof every_mode / sizeof every_mode[0] };
 static const char *const tc_problem = "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 f16 x=cl w=cl";
 static const char *const simt_problem = "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 x=cl w=cl";
 
+/* The Hopper tier, config 128x128x64_s6: 9 K blocks (64 channels x 9 taps) through a 6-stage
+ * ring, so stages are refilled while the consumers still use the ring. */
+static const char *const hopper_problem =
+    "fwd 2d N=1 Ci=64 Co=64 I=8,8 K=3 P0=1 P1=1 f16 x=cl w=cl";
+enum { HOPPER_CONFIG = 1 }; /* CONVND_HOPPER_128x128 */
+
 /* Runs fn on c in mode m with y poisoned; 1 when y matches the reference (msg: why not). */
-static int run_planted(launcher_fn fn, test_conv_case *c, const emu_mode *m, char *msg,
-                       size_t len) {
+static int run_planted(launcher_fn fn, int32_t config, test_conv_case *c, const emu_mode *m,
+                       char *msg, size_t len) {
     convnd_emu_set_order(m->order, m->seed);
     convnd_emu_set_copies(m->copies, m->seed);
     const size_t ybytes = (size_t)c->yd.numel * c->esize;
@@ -68,6 +78,7 @@ static int run_planted(launcher_fn fn, test_conv_case *c, const emu_mode *m, cha
     a.w = c->dw;
     a.y = c->dy;
     a.device = CONVND_DEVICE_EMULATED;
+    a.config = config;
     const convnd_status st = fn(&a);
     cr_assert_eq(convnd_memcpy_d2h(c->hy, c->dy, ybytes), CONVND_OK);
     if (st != CONVND_OK) {
@@ -83,27 +94,33 @@ static void init_case(test_conv_case *c, const char *text) {
     cr_assert(test_case_init(c, &p, 0, 42, err, sizeof err), "%s", err);
 }
 
-/* fn (no planted bug) passes in every mode. */
-static void expect_control(launcher_fn fn, const char *problem, const char *what) {
+/* fn passes in each of the modes. */
+static void expect_passes(launcher_fn fn, int32_t config, const char *problem, const char *what,
+                          const emu_mode *modes, int count) {
     test_conv_case c;
     init_case(&c, problem);
-    for (int i = 0; i < EVERY_MODE; ++i) {
+    for (int i = 0; i < count; ++i) {
         char msg[512] = "";
-        cr_expect(run_planted(fn, &c, &every_mode[i], msg, sizeof msg),
-                  "%s without a planted bug, %s: %s", what, every_mode[i].name, msg);
+        cr_expect(run_planted(fn, config, &c, &modes[i], msg, sizeof msg), "%s, %s: %s", what,
+                  modes[i].name, msg);
     }
     test_case_free(&c);
 }
 
+/* fn (no planted bug) passes in every mode. */
+static void expect_control(launcher_fn fn, int32_t config, const char *problem, const char *what) {
+    expect_passes(fn, config, problem, what, every_mode, EVERY_MODE);
+}
+
 /* fn (a planted bug) gives a wrong result in at least one of the modes meant to catch it. */
-static void expect_caught(launcher_fn fn, const char *problem, const char *what,
+static void expect_caught(launcher_fn fn, int32_t config, const char *problem, const char *what,
                           const emu_mode *catching, int count) {
     test_conv_case c;
     init_case(&c, problem);
     int caught = 0;
     for (int i = 0; i < count; ++i) {
         char msg[512] = "";
-        const int ok = run_planted(fn, &c, &catching[i], msg, sizeof msg);
+        const int ok = run_planted(fn, config, &c, &catching[i], msg, sizeof msg);
         cr_log_info("%s, %s: %s", what, catching[i].name, ok ? "passes (not caught)" : msg);
         caught += !ok;
     }
@@ -112,8 +129,10 @@ static void expect_caught(launcher_fn fn, const char *problem, const char *what,
 }
 
 Test(planted_bugs, control_passes_in_every_mode) {
-    expect_control(convnd_planted_none_igemm_tc_f16, tc_problem, "igemm_tc f16");
-    expect_control(convnd_planted_none_igemm_simt, simt_problem, "igemm_simt");
+    expect_control(convnd_planted_none_igemm_tc_f16, 0, tc_problem,
+                   "igemm_tc f16 without a planted bug");
+    expect_control(convnd_planted_none_igemm_simt, 0, simt_problem,
+                   "igemm_simt without a planted bug");
 }
 
 /* SIMT: early copies in forward or reverse order. */
@@ -128,9 +147,9 @@ static const emu_mode tc_catching[] = {
 };
 
 Test(planted_bugs, prefetch_above_the_barrier_is_caught) {
-    expect_caught(convnd_planted_prefetch_igemm_simt, simt_problem,
+    expect_caught(convnd_planted_prefetch_igemm_simt, 0, simt_problem,
                   "igemm_simt, barrier below the prefetch", simt_catching, 2);
-    expect_caught(convnd_planted_prefetch_igemm_tc_f16, tc_problem,
+    expect_caught(convnd_planted_prefetch_igemm_tc_f16, 0, tc_problem,
                   "igemm_tc f16, barrier below the prefetch", tc_catching, 2);
 }
 
@@ -138,9 +157,9 @@ Test(planted_bugs, prefetch_above_the_barrier_is_caught) {
  * tensor-core one (mma.sync, tc_warp_mma.cuh) finishes from registers, so there the planted
  * change removes no barrier it needs, and its result must stay right. */
 Test(planted_bugs, missing_barrier_before_the_c_store_is_caught) {
-    expect_caught(convnd_planted_c_store_igemm_simt, simt_problem,
+    expect_caught(convnd_planted_c_store_igemm_simt, 0, simt_problem,
                   "igemm_simt, no barrier before the C store", simt_catching, 2);
-    expect_control(convnd_planted_c_store_igemm_tc_f16, tc_problem,
+    expect_control(convnd_planted_c_store_igemm_tc_f16, 0, tc_problem,
                    "igemm_tc f16 (register epilogue), C-store plant");
 }
 
@@ -207,4 +226,39 @@ Test(planted_bugs, wgrad_depthwise_missing_tree_barrier_is_caught) {
                              convnd_planted_tree_wgrad_depthwise);
     expect_wgrad_race_caught("wg 1d N=2 Ci=40 Co=40 g=40 I=300 K=4 P0=3 P1=0 x=cl y=cl w=cl",
                              "wgrad_depthwise:s16", convnd_planted_tree_wgrad_depthwise);
+}
+
+/* The Hopper tier's TMA loads follow the same mode (device/emu_tma.c): late, a load lands when
+ * no thread can run; early, at issue. A stage released while its wgmma is in flight is refilled
+ * at once by an early load, and the wgmma's wait_group then finds its operand changed; with late
+ * loads this geometry's refills land only after the in-flight MMAs completed, so the default
+ * mode misses it. A dropped full-barrier wait is the other way round: late loads leave the
+ * stage unfilled (poison) when it is read. */
+static const emu_mode hopper_early[] = {
+    {"forward, early copies", CONVND_EMU_FORWARD, CONVND_EMU_COPIES_EARLY, 0},
+    {"warp_ahead (seed 1), early copies", CONVND_EMU_WARP_AHEAD, CONVND_EMU_COPIES_EARLY, 1},
+};
+static const emu_mode hopper_late[] = {
+    {"forward, late copies", CONVND_EMU_FORWARD, CONVND_EMU_COPIES_LATE, 0},
+    {"reverse, late copies", CONVND_EMU_REVERSE, CONVND_EMU_COPIES_LATE, 0},
+};
+
+Test(planted_bugs, hopper_control_passes_in_every_mode) {
+    expect_control(convnd_planted_none_hopper_igemm, HOPPER_CONFIG, hopper_problem,
+                   "hopper_igemm f16 without a planted bug");
+}
+
+Test(planted_bugs, hopper_stage_released_in_flight_is_caught_by_early_tma) {
+    const char *what = "hopper_igemm f16, stage released while its wgmma is in flight";
+    expect_caught(convnd_planted_release_hopper_igemm, HOPPER_CONFIG, hopper_problem, what,
+                  hopper_early, 2);
+    /* the premise of the early mode: the default misses it (if this fails, late loads catch it
+     * too now: keep the early assertion, drop this one) */
+    expect_passes(convnd_planted_release_hopper_igemm, HOPPER_CONFIG, hopper_problem, what,
+                  hopper_late, 2);
+}
+
+Test(planted_bugs, hopper_missing_full_wait_is_caught_by_late_tma) {
+    expect_caught(convnd_planted_no_wait_hopper_igemm, HOPPER_CONFIG, hopper_problem,
+                  "hopper_igemm f16, no wait on the full mbarrier", hopper_late, 2);
 }

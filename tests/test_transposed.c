@@ -269,6 +269,8 @@ Test(transposed, refusals_name_the_reason) {
  * silent fallback, and y stays untouched. */
 Test(transposed, forced_unsupported_is_an_error) {
     test_expect_forced_error("convT_simt:32x32x8_s2", "tr 1d Ci=8 Co=8 I=6 K=3 S=20", "stride=20");
+    test_expect_forced_error("convT_tc:256x128x64_s4", "tr 2d Ci=64 Co=64 I=8 K=3 S=2 tf32",
+                             "bytes of shared memory per block for dtype=f32");
 }
 
 /* ---- the planner's table (schedules/transposed.c) -------------------------------------------- */
@@ -276,9 +278,9 @@ Test(transposed, forced_unsupported_is_an_error) {
 Test(transposed, planner_routes_transposed_problems) {
     /* the decoder layers: big tiles on tensor cores */
     test_expect_plan("tr 2d Ci=512 Co=512 I=64 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl",
-                     "convT_tc:128x128x32_s3");
+                     "convT_tc:128x256x64_s4");
     test_expect_plan("tr 2d N=4 Ci=256 Co=256 I=32 K=4 S=2 P0=1 P1=1 f16 x=cl w=cl",
-                     "convT_tc:128x128x32_s3");
+                     "convT_tc:128x256x64_s4");
     test_expect_plan("tr 3d Ci=128 Co=128 I=4,32,32 K=3 S=1,2,2 P0=1 P1=1,0,0 bf16 x=cl w=cl",
                      "convT_tc:128x128x32_s3");
     /* stride 1 and a 1-D vocoder upsampler */

@@ -6,9 +6,14 @@
 #   1. builds the targets with clang (tests/fuzz/CMakeLists.txt; build dir $CONVND_FUZZ_BUILD_DIR,
 #      default build-fuzz),
 #   2. replays the committed seed corpora tests/fuzz/corpus/ and tests/fuzz/corpus_kernels/ (one
-#      seed per feature-table case; every seed must pass),
-#   3. fuzzes each for $CONVND_FUZZ_SECONDS (default 60) seconds, starting from that corpus; new
-#      inputs go to a scratch corpus under the build dir, never into the repository.
+#      seed per feature-table case; every seed must pass) and the scratch corpus of earlier runs,
+#   3. fuzzes each for $CONVND_FUZZ_SECONDS (default 60) seconds of mutation, starting from that
+#      corpus; new inputs go to a scratch corpus under the build dir, never into the repository.
+#      libFuzzer counts its own replay of the corpus (which precedes mutation) in -max_total_time,
+#      and a kernel seed takes seconds on a loaded machine, so the limit given is the fuzzing time
+#      plus the replay time just measured (x 1.5 + 10 s); the time and executions after the
+#      replay (libFuzzer's INITED line) are reported, and a run with no execution past the replay
+#      fails.
 # Exits non-zero on any finding (crash, sanitizer report, failed check, timeout, leak); libFuzzer
 # writes the input to $build/findings/ (replay: $build/convnd_fuzz_host <file>, or
 # $build/convnd_fuzz_kernels <file>).
@@ -51,12 +56,39 @@ for target in host kernels; do
   # tiles (up to 128 x 128 x 32 per k-step) pad a small grouped GEMM to seconds of emulation
   timeout=10
   [ "$target" = kernels ] && timeout=300
-  echo "== $target: replaying the seed corpus ($(ls "$seeds" | wc -l) inputs)"
+  inputs=$(($(ls "$seeds" | wc -l) + $(ls "$build/corpus_$target" | wc -l)))
+  echo "== $target: replaying the seed and scratch corpora ($inputs inputs)"
+  start=$SECONDS
   # (the RSS limit as for fuzzing: fiber stacks and ASan's shadow, not the heap, pass 2 GiB)
   "$fuzzer" -runs=0 -timeout="$timeout" -rss_limit_mb=4096 -artifact_prefix="$findings/$target-" \
-    "$seeds"
-  echo "== $target: fuzzing for ${seconds} s"
-  "$fuzzer" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096 -max_len=512 \
-    -print_final_stats=1 -artifact_prefix="$findings/$target-" "$build/corpus_$target" "$seeds"
+    "$build/corpus_$target" "$seeds"
+  replay=$((SECONDS - start))
+  limit=$((seconds + replay * 3 / 2 + 10))
+  echo "== $target: fuzzing for ${seconds} s after libFuzzer's own replay (${replay} s just now;" \
+    "-max_total_time=$limit)"
+  log=$build/fuzz_$target.log
+  start=$SECONDS
+  status=0
+  "$fuzzer" -max_total_time="$limit" -timeout="$timeout" -rss_limit_mb=4096 -max_len=512 \
+    -print_final_stats=1 -artifact_prefix="$findings/$target-" "$build/corpus_$target" "$seeds" \
+    2>&1 | while IFS= read -r line; do
+    # the moment the replay ends, for the report below
+    [[ $line == *INITED* ]] && echo "$((SECONDS - start))" >"$log.inited"
+    printf '%s\n' "$line"
+  done | tee "$log" || status=$?
+  [ "$status" -eq 0 ] || { echo "tests/fuzz/run.sh: $target: finding (exit $status)"; exit 1; }
+  total=$((SECONDS - start))
+  inited=$(cat "$log.inited" 2>/dev/null || echo "$total")
+  # "#N INITED": N executions were the replay; number_of_executed_units counts them all
+  at_init=$(sed -n 's/^#\([0-9]*\).*INITED.*/\1/p' "$log" | head -1)
+  units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  fuzzed=$((${units:-0} - ${at_init:-0}))
+  echo "== $target: replay ${inited} s, then $((total - inited)) s of fuzzing:" \
+    "$fuzzed executions past the replay (${units:-0} in all)"
+  if [ "$fuzzed" -le 0 ]; then
+    echo "tests/fuzz/run.sh: $target: no execution past the corpus replay (a loaded machine?):" \
+      "this run fuzzed nothing"
+    exit 1
+  fi
 done
 echo "tests/fuzz/run.sh: no findings"

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "device_services.h"
+#include "gemm_tiles.h"
 #include "problem_internal.h"
 #include "schedule.h"
 #include "test_orders.h"
@@ -49,13 +51,29 @@ static const test_numerics simt_numerics[] = {
     {CONVND_F32, CONVND_MATH_ALLOW_TF32},
 };
 
+/* kernels/igemm_limits.cu */
+size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes);
+
 const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count) {
     const char *name = convnd_schedule_table[sc.schedule]->name;
     const size_t n = strlen(name);
     const int tc = (n >= 3 && strcmp(name + n - 3, "_tc") == 0) || strncmp(name, "hopper_", 7) == 0;
     *count = tc ? sizeof tc_numerics / sizeof tc_numerics[0]
                 : sizeof simt_numerics / sizeof simt_numerics[0];
-    return tc ? tc_numerics : simt_numerics;
+    if (strcmp(name, "igemm_tc") != 0 && strcmp(name, "convT_tc") != 0)
+        return tc ? tc_numerics : simt_numerics;
+    /* a tensor-core GEMM configuration runs only the dtypes whose stages fit a block's shared
+     * memory (the 64-channel k-tiles: f16/bf16, not TF32); its refusal of the others is
+     * asserted by the igemm/transposed refusal tests */
+    static _Thread_local test_numerics fitting[sizeof tc_numerics / sizeof tc_numerics[0]];
+    const size_t have = convnd_device_properties(convnd_active_device())->smem_per_block;
+    size_t kept = 0;
+    for (size_t k = 0; k < *count; ++k)
+        if (convnd_gemm_tc_smem_bytes(sc.config, tc_numerics[k].dtype == CONVND_F32 ? 4 : 2) <=
+            have)
+            fitting[kept++] = tc_numerics[k];
+    *count = kept;
+    return fitting;
 }
 
 void test_schedule_spec(test_schedule_config sc, char *buf, size_t len) {
