@@ -145,7 +145,12 @@ static void check_output(const golden_case *c, const char *what, const convnd_pr
 
 Test(golden_backward, autograd_dx_and_dw) {
     cr_assert(fixtures.count >= GOLDEN_BWD_MIN_CASES, "only %d cases", (int)fixtures.count);
-    const char *wgrad_specs[] = {NULL, "wgrad_direct", "wgrad_splitk:s8", "wgrad_splitk:s128"};
+    const char *wgrad_specs[] = {NULL,
+                                 "wgrad_direct",
+                                 "wgrad_splitk:s8",
+                                 "wgrad_splitk:s128",
+                                 "wgrad_igemm_simt:64x64x8_s1",
+                                 "wgrad_igemm_simt:32x32x8_s8"};
     for (int32_t i = 0; i < fixtures.count; ++i) {
         const golden_case *c = &fixtures.cases[i];
         const convnd_problem p = bind_case(c);
@@ -168,6 +173,14 @@ Test(golden_backward, autograd_dx_and_dw) {
         check_output(c, "dx", &dg, CONVND_Y, dy, w, dx, NULL);
         for (size_t s = 0; s < sizeof wgrad_specs / sizeof wgrad_specs[0]; ++s)
             check_output(c, "dw", &wg, CONVND_W, swap ? dy : x, swap ? x : dy, dw, wgrad_specs[s]);
+        /* the schedules with a narrower domain, on the cases inside it: tensor cores take the
+         * 16-bit fixtures (f32 ones are exact-math), the depthwise one C_in/g = 1 */
+        if (wg.dtype != CONVND_F32)
+            check_output(c, "dw", &wg, CONVND_W, swap ? dy : x, swap ? x : dy, dw,
+                         "wgrad_igemm_tc:32x32x32_s8");
+        if (wg.C_in == wg.groups)
+            check_output(c, "dw", &wg, CONVND_W, swap ? dy : x, swap ? x : dy, dw,
+                         "wgrad_depthwise:s16");
         free(x), free(w), free(dy);
     }
 }
