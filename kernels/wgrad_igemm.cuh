@@ -116,9 +116,21 @@ __device__ __forceinline__ void wgrad_igemm_load(const convnd_conv_params &p, co
     }
 }
 
+/* The weight gradient gathers both GEMM operands (im2col rows of x, and dy), so its loaders hold
+ * more addresses than the forward kernels', which gather one. Two cases spill at sm_90 with the
+ * forward core's register budget (kernels/static_check.py): a one-warp block, whose 32 threads each
+ * gather 1/32 of both tiles, and a SIMT core staging 16-bit operands as f32 (the conversions). They
+ * get half the forward's resident blocks, i.e. twice its registers; the rest keep its occupancy. */
+template <class Mma, typename T, typename S>
+constexpr bool wgrad_needs_more_registers = Mma::THREADS <= 32 || sizeof(T) != sizeof(S);
+template <class Mma, typename T, typename S>
+constexpr int wgrad_min_blocks =
+    Mma::MIN_BLOCKS > 1 && wgrad_needs_more_registers<Mma, T, S> ? Mma::MIN_BLOCKS / 2
+                                                                 : Mma::MIN_BLOCKS;
+
 /* z may be dw (in place), so neither carries __restrict__. */
 template <typename T, typename S, class Mma, int BM, int BN, int BK>
-__global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
+__global__ void __launch_bounds__(Mma::THREADS, wgrad_min_blocks<Mma, T, S>)
     wgrad_igemm_kernel(const convnd_conv_params p, int64_t splits, const T *__restrict__ x,
                        const T *__restrict__ dy, const T *z, T *dw, float *__restrict__ ws) {
     using layout = wgrad_igemm_smem<S, BM, BN, BK, Mma::C_TILE>;
