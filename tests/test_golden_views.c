@@ -25,7 +25,7 @@
 #include "test_tolerance.h"
 
 #define GOLDEN_VIEWS_DIR CONVND_TESTS_DIR "/golden/views"
-#define GOLDEN_VIEWS_MIN_CASES 21
+#define GOLDEN_VIEWS_MIN_CASES 23
 /* The reference and PyTorch both compute in f64 and differ only in summation order and libm
  * (~1e-16 per term, relative to the magnitude); a semantic error is O(1). */
 #define GOLDEN_F64_TOL 1e-12
@@ -343,8 +343,8 @@ static int run_everywhere(const views_case *v, const convnd_problem *p, const ch
 
 /* The cache case as a user of the front-ends writes it: convnd_bind_causal_conv on x's and w's
  * PyTorch shapes with the non-time padding, then convnd_bind_causal_cache with the cached and
- * state frames; dtype, layouts and epilogue set as the bindings leave them to the caller. Its
- * padding must be the one recorded from Wan's code. */
+ * state frames; dtype, layouts, views and epilogue set as the bindings leave them to the caller.
+ * Its padding must be the one recorded from Wan's code. */
 static convnd_problem bind_cache_case(const views_case *v) {
     const convnd_problem *p = &v->p;
     const int32_t d = p->dims;
@@ -369,6 +369,9 @@ static convnd_problem bind_cache_case(const views_case *v) {
     bound.w_layout = p->w_layout;
     bound.y_layout = p->y_layout;
     bound.activation = p->activation;
+    bound.x_view = p->x_view;
+    bound.y_view = p->y_view;
+    bound.z_view = p->z_view;
     for (int32_t t = 0; t < d; ++t)
         cr_expect(bound.pad_before[t] == p->pad_before[t] && bound.pad_after[t] == p->pad_after[t],
                   "%s: the binding pads dim %d by %lld/%lld, Wan's code by %lld/%lld", v->c->name,
@@ -409,7 +412,8 @@ static int run_kind(const char *kind) {
 
 Test(golden_views, fixtures_cover_the_patterns) {
     cr_assert_geq(fixtures.count, GOLDEN_VIEWS_MIN_CASES, "only %d cases", (int)fixtures.count);
-    int cache = 0, slice_y = 0, slice_x = 0, cl = 0, half = 0, state = 0, in_place = 0;
+    int cache = 0, slice_y = 0, slice_x = 0, cl = 0, half = 0, state = 0, in_place = 0,
+        prefix_x_view = 0;
     for (int32_t i = 0; i < fixtures.count; ++i) {
         const golden_case *c = &fixtures.cases[i];
         const char *k = golden_get(c, "kind");
@@ -422,6 +426,7 @@ Test(golden_views, fixtures_cover_the_patterns) {
         half += p.dtype != CONVND_F32;
         state += p.state_size > 0;
         in_place += strcmp(golden_get(c, "zo"), "y") == 0;
+        prefix_x_view += p.prefix_size > 0 && p.x_view.custom;
     }
     cr_expect_eq(cache + slice_y + slice_x, fixtures.count, "cases of an unknown kind");
     cr_expect_geq(cache, 10, "cache cases: %d", cache);
@@ -431,6 +436,7 @@ Test(golden_views, fixtures_cover_the_patterns) {
     cr_expect_geq(half, 6, "f16/bf16 cases: %d", half);
     cr_expect_geq(state, 10, "cases with a state: %d", state);
     cr_expect_geq(in_place, 1, "in-place residual cases: %d", in_place);
+    cr_expect_geq(prefix_x_view, 2, "cases with a prefix and x a view: %d", prefix_x_view);
 }
 
 Test(golden_views, cat_conv_causal_cache) {

@@ -181,12 +181,22 @@ def problem_text(*, dims, N, Ci, Co, g=1, I, K, S=None, D=None, P0=None, P1=None
 
 
 def cache_case(fx, name, *, dims, N, Ci, Co, groups=1, T, spatial=(), K, dtype, layout, bias=True,
-               act="none", cache=0, state=2, wan_padding=None, dilation=1, downsample=False):
+               act="none", cache=0, state=2, wan_padding=None, dilation=1, downsample=False,
+               whole=None, t0=0):
     """One chunk: x of T steps, `cache` cached steps in front, the next chunk's `state` out.
     3-D: Wan's CausalConv3d with padding wan_padding (or its stride-2 time downsampling over
-    cat(cache[-1:], x), no padding); 1-D: a causal conv1d with dilation."""
-    x_buf, x = fx.tensor([N, Ci, T, *spatial], dtype, layout)
-    p_buf, prefix = fx.tensor([N, Ci, cache, *spatial], dtype, layout) if cache else (None, None)
+    cat(cache[-1:], x), no padding); 1-D: a causal conv1d with dilation. whole: x is the time
+    slice [t0, t0+T) of a whole sequence of that many steps (a view, as Wan's chunk loop reads
+    it) and the cache a copy of the cache steps before it, as the previous chunk left them."""
+    if whole:
+        x_buf, seq = fx.tensor([N, Ci, whole, *spatial], dtype, layout)
+        x = seq[:, :, t0:t0 + T]
+        prefix = seq[:, :, t0 - cache:t0].clone() if cache else None
+        xs = strides_text(x, x_buf)
+    else:
+        x_buf, x = fx.tensor([N, Ci, T, *spatial], dtype, layout)
+        prefix = fx.tensor([N, Ci, cache, *spatial], dtype, layout)[1] if cache else None
+        xs = None
     w_buf, w = fx.tensor([Co, Ci // groups, *K], dtype, layout)
     b = fx.rand([Co], dtype) if bias else None
     X = torch.cat([prefix, x], dim=2) if cache else x
@@ -212,8 +222,9 @@ def cache_case(fx, name, *, dims, N, Ci, Co, groups=1, T, spatial=(), K, dtype, 
     prob = problem_text(dims=dims, N=N, Ci=Ci, Co=Co, g=groups, I=[T, *spatial], K=K, S=stride,
                         D=[dilation] + [1] * (dims - 1), P0=pads, P1=[0, *pads[1:]], dtype=dtype,
                         xl=layout, wl=layout, yl=layout, bias=bias, act=act, axis=0, pre=cache,
-                        st=state)
-    fields = dict(xo=fx.put_in(memory(x, layout)), xn=x.numel(), xat=0,
+                        st=state, xs=xs)
+    x_mem = x_buf.reshape(-1) if whole else memory(x, layout)
+    fields = dict(xo=fx.put_in(x_mem), xn=x_mem.numel(), xat=x.storage_offset(),
                   po=fx.put_in(memory(prefix, layout) if cache else None),
                   wo=fx.put_in(memory(w, layout)), bo=fx.put_in(b), zo=-1, zn=0, zat=0, yo=-1,
                   yn=yn, yat=0, eo=fx.put_out(memory(y, layout)),
@@ -240,6 +251,10 @@ def cache_cases(fx):
     # Wan's encoder time downsampling: stride 2 over cat(cache[-1:], x), new cache x[:, :, -1:]
     cache_case(fx, "wan3d_downsample_s2", dims=3, N=1, Ci=3, Co=3, T=4, spatial=(2, 3),
                K=(3, 1, 1), dtype="f32", layout="cf", cache=1, state=1, downsample=True)
+    # a chunk read in place from the whole video (frames [5, 9) of 9), its cache as left before
+    cache_case(fx, "wan3d_chunk_of_video", dims=3, N=1, Ci=3, Co=2, T=4, spatial=(3, 4),
+               K=(3, 3, 3), dtype="f32", layout="cf", cache=2, state=2, wan_padding=(1, 1, 1),
+               whole=9, t0=5)
     # causal conv1d: a prefix of width-1 positions in, the last width-1 out
     cache_case(fx, "conv1d_dw_w4", dims=1, N=2, Ci=6, Co=6, groups=6, T=9, K=(4,), dtype="f32",
                layout="cf", act="silu", cache=3, state=3)
@@ -249,6 +264,9 @@ def cache_cases(fx):
                layout="cl", cache=4, state=4, dilation=2)
     cache_case(fx, "conv1d_dense_k3_d2", dims=1, N=2, Ci=4, Co=3, T=6, K=(3,), dtype="f32",
                layout="cf", cache=4, state=4, dilation=2)
+    # chunked prefill: steps [6, 13) of a (B, L, D) sequence of 16, read in place
+    cache_case(fx, "conv1d_dw_chunk_of_sequence_cl", dims=1, N=2, Ci=4, Co=4, groups=4, T=7,
+               K=(4,), dtype="bf16", layout="cl", act="silu", cache=3, state=3, whole=16, t0=6)
     # the first chunk (zero padding, a chunk shorter than the state) and a one-token chunk
     cache_case(fx, "conv1d_dw_first_chunk", dims=1, N=1, Ci=4, Co=4, groups=4, T=2, K=(4,),
                dtype="f32", layout="cf", cache=0, state=3)
