@@ -94,4 +94,5 @@ const convnd_schedule convnd_schedule_wgrad_depthwise = {
     .launch = depthwise_launch,
     .min_sm = 80,
     .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
 };

@@ -171,6 +171,7 @@ const convnd_schedule convnd_schedule_wgrad_igemm_tc = {
     .launch = tc_launch,
     .min_sm = 80,
     .arch_needs = "mma.sync m16n8k16 (f16/bf16) and m16n8k8 (TF32), ldmatrix, cp.async: sm_80",
+    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
 };
 
 const convnd_schedule convnd_schedule_wgrad_igemm_simt = {
@@ -183,4 +184,5 @@ const convnd_schedule convnd_schedule_wgrad_igemm_simt = {
     .launch = simt_launch,
     .min_sm = 80,
     .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
 };
