@@ -261,6 +261,24 @@ inline void convnd_cp_async_wait_all() {
     convnd_emu_cp_async_wait(0);
 }
 
+/* ---- plain vector loads and stores (LD/ST.64, .128): the GPU requires the vector's own
+ * alignment and faults on anything less (a misaligned address kills the context); the CPU would
+ * not notice, so kernels load and store vectors through these, which check. --------------- */
+
+inline void convnd_emu_check_vector(const void *p, size_t bytes, const char *what) {
+    if ((uintptr_t)p % bytes)
+        convnd_emu_fail("%zu-byte vector %s at %p: the address must be %zu-byte aligned", bytes,
+                        what, p, bytes);
+}
+template <typename V> inline V convnd_ld_vec(const V *p) {
+    convnd_emu_check_vector(p, sizeof(V), "load");
+    return *p;
+}
+template <typename V> inline void convnd_st_vec(V *p, const V &v) {
+    convnd_emu_check_vector(p, sizeof(V), "store");
+    *p = v;
+}
+
 /* ---- vector types, with CUDA's alignment -------------------------------------------------- */
 
 struct alignas(8) float2 {

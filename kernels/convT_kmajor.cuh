@@ -120,8 +120,8 @@ struct convT_simt_mma_kmajor : igemm_simt_mma<BM, BN, BK, LD, TM, TN> {
             float4 a[TM];
             CONVND_UNROLL(8)
             for (int i = 0; i < TM; ++i)
-                a[i] =
-                    *reinterpret_cast<const float4 *>(a_tile + (this->ty + i * base::TY) * LD + k);
+                a[i] = convnd_ld_vec(
+                    reinterpret_cast<const float4 *>(a_tile + (this->ty + i * base::TY) * LD + k));
             CONVND_UNROLL(8)
             for (int j = 0; j < TN; ++j) {
                 const float *b = b_tile + k * LDB + this->tx + j * base::TX;

@@ -97,7 +97,7 @@ template <typename T, typename Idx, int VEC>
 __device__ __forceinline__ uint4 dw_load_raw(const convnd_conv_params &p, const T *xrow,
                                              const dw_lane_channels<Idx, VEC> &lc, Idx i2) {
     if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);
-    return *reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base);
+    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base));
 }
 
 /* Element j of a raw 16-byte vector as f32, recomputed at every use: on the GPU the 16-bit

@@ -64,7 +64,7 @@ __device__ __forceinline__ unsigned dw_to_bits(convnd_bf16 h) {
  * store, nvcc 13.0 splits it into four 4-byte stores in the 64-bit-index kernels. */
 #if defined(CONVND_EMU) && CONVND_EMU
 template <typename T> inline void dw_store_words(T *p, const unsigned (&words)[4]) {
-    *reinterpret_cast<uint4 *>(p) = make_uint4(words[0], words[1], words[2], words[3]);
+    convnd_st_vec(reinterpret_cast<uint4 *>(p), make_uint4(words[0], words[1], words[2], words[3]));
 }
 #else
 template <typename T>
@@ -91,7 +91,7 @@ __device__ __forceinline__ float dw_unpack(const unsigned (&words)[4], int i) {
 template <typename T, int VEC>
 __device__ __forceinline__ void dw_load16(const T *p, float (&v)[VEC]) {
     static_assert(VEC * sizeof(T) == 16, "a 16-byte vector");
-    const uint4 raw = *reinterpret_cast<const uint4 *>(p);
+    const uint4 raw = convnd_ld_vec(reinterpret_cast<const uint4 *>(p));
     const unsigned words[4] = {raw.x, raw.y, raw.z, raw.w};
     CONVND_UNROLL(16)
     for (int j = 0; j < VEC; ++j)
@@ -119,7 +119,7 @@ template <int N> __device__ __forceinline__ void dw_lds(const float *p, float (&
     static_assert(N % 4 == 0, "whole float4s");
     CONVND_UNROLL(16)
     for (int q = 0; q < N / 4; ++q) {
-        const float4 f = reinterpret_cast<const float4 *>(p)[q];
+        const float4 f = convnd_ld_vec(reinterpret_cast<const float4 *>(p) + q);
         v[4 * q] = f.x;
         v[4 * q + 1] = f.y;
         v[4 * q + 2] = f.z;

@@ -61,10 +61,12 @@ template <int BM, int BN, int BK, int LD, int TM, int TN> struct igemm_simt_mma 
             float4 a[TM];
             CONVND_UNROLL(8)
             for (int i = 0; i < TM; ++i)
-                a[i] = *reinterpret_cast<const float4 *>(a_tile + (ty + i * TY) * LD + k);
+                a[i] = convnd_ld_vec(
+                    reinterpret_cast<const float4 *>(a_tile + (ty + i * TY) * LD + k));
             CONVND_UNROLL(8)
             for (int j = 0; j < TN; ++j) {
-                const float4 b = *reinterpret_cast<const float4 *>(b_tile + (tx + j * TX) * LD + k);
+                const float4 b = convnd_ld_vec(
+                    reinterpret_cast<const float4 *>(b_tile + (tx + j * TX) * LD + k));
                 CONVND_UNROLL(8)
                 for (int i = 0; i < TM; ++i) {
                     float s = acc[i][j];

@@ -17,7 +17,9 @@
  *  - cp.async: convnd_cp_async<4|8|16>(smem_dst, gmem_src, pred) (zero-fills when !pred),
  *    convnd_cp_async_commit(), convnd_cp_async_wait<N>(), convnd_cp_async_wait_all()
  *  - 16-bit types convnd_half, convnd_bf16; convnd_to_f32(x), convnd_from_f32<T>(f) (RNE)
- *  - vector types float2 float4 int2 int4 uint2 uint4 double2 and their make_* functions
+ *  - vector types float2 float4 int2 int4 uint2 uint4 double2 and their make_* functions;
+ *    loaded and stored through memory only with convnd_ld_vec(p) / convnd_st_vec(p, v), which the
+ *    emulated device checks for the vector's alignment (the GPU faults on a misaligned one)
  *  - tensor cores: namespace convnd_wmma (nvcuda::wmma on the GPU), convnd_float_to_tf32
  *  - <cmath>, min/max on integer and floating types, __ldg, __popc, __clz, __ffs, __expf...
  *  - CONVND_UNROLL(n): an unroll pragma both compilers understand. */

@@ -49,6 +49,15 @@ inline convnd_status convnd_launch_kernel(const convnd_launch_site &site, void (
     return CONVND_OK;
 }
 
+/* ---- plain vector loads and stores; the emulated device checks their alignment ---------- */
+
+template <typename V> __device__ __forceinline__ V convnd_ld_vec(const V *p) {
+    return *p;
+}
+template <typename V> __device__ __forceinline__ void convnd_st_vec(V *p, const V &v) {
+    *p = v;
+}
+
 /* ---- cp.async (sm_80+); a plain copy on older targets ------------------------------------- */
 
 template <int BYTES>

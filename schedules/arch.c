@@ -27,6 +27,11 @@ int32_t convnd_device_sm(void) {
     return props->cc_major * 10 + props->cc_minor;
 }
 
+int32_t convnd_device_sm_count(void) {
+    const int32_t sms = convnd_device_properties(convnd_active_device())->sm_count;
+    return sms > 0 ? sms : 1;
+}
+
 int32_t convnd_build_runs_on(const char *cuda_archs, int32_t sm, char *reason, size_t reason_len) {
     const char *at = cuda_archs ? cuda_archs : "";
     while (*at) {

@@ -21,6 +21,10 @@ extern "C" {
  * device (device_services.h's properties). */
 int32_t convnd_device_sm(void);
 
+/* Streaming multiprocessors of the device kernels run on now (the emulated device: the H200's
+ * 132 it emulates); what the planner's "fills the GPU" rules count against. */
+int32_t convnd_device_sm_count(void);
+
 /* 1 when the build's architectures (CMake's list, ';' or ',' separated: "80-real,89-real,90")
  * carry code a device of compute capability sm can load; else 0 and why. */
 int32_t convnd_build_runs_on(const char *cuda_archs, int32_t sm, char *reason, size_t reason_len);

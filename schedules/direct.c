@@ -1,7 +1,7 @@
 /* Registry entry of the universal direct schedule (kernels/direct.cu): supports every valid
  * forward and transposed problem, needs no workspace; the planner's fallback (wgrad has its own,
  * schedules/wgrad.c). */
-#include "device_services.h"
+#include "arch.h"
 #include "launchers.h"
 #include "refuse.h"
 #include "registry.h"
@@ -30,7 +30,7 @@ static int32_t direct_worth_routing(const convnd_problem *p, const convnd_conv_p
                                     int32_t config) {
     (void)p;
     const double outputs = (double)params->y_numel;
-    const int32_t sms = convnd_device_properties(convnd_active_device())->sm_count;
+    const int32_t sms = convnd_device_sm_count();
     const int32_t small = outputs < (double)sms * 256.0 * 4.0;
     return config == (small ? DIRECT_t128 : DIRECT_t256);
 }

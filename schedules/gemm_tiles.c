@@ -1,6 +1,7 @@
 /* The implicit-GEMM families' shared host logic: see gemm_tiles.h. */
 #include "gemm_tiles.h"
 
+#include "arch.h"
 #include "device_services.h"
 #include "problem_internal.h"
 #include "refuse.h"
@@ -96,5 +97,6 @@ int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_par
     const convnd_gemm_tile *tile = &t->tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
                           (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
-    return cout_g >= (int64_t)tile->bn * 3 / 4 && cin_g >= tile->bk / 2 && blocks >= 96.0;
+    return cout_g >= (int64_t)tile->bn * 3 / 4 && cin_g >= tile->bk / 2 &&
+           blocks >= 0.75 * (double)convnd_device_sm_count();
 }

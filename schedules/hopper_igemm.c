@@ -10,8 +10,10 @@
  * 65536 / 256 / 32, 32-bit indices. Everything else stays on igemm_tc / igemm_simt.
  *
  * Heuristic (worth_routing): only on a GPU of compute capability 9.0, for GEMM-shaped problems
- * big enough to fill the persistent grid: C_in >= 64, C_out >= 64, at least 132 tiles;
+ * big enough to fill the persistent grid: C_in >= 64, C_out >= 64, at least one tile per SM
+ * (132 on an H200);
  * 128x256 when C_out > 128, else 128x128. */
+#include "arch.h"
 #include "gemm_tiles.h"
 #include "launchers.h"
 #include "registry.h"
@@ -121,7 +123,7 @@ static int32_t hopper_worth_routing(const convnd_problem *p, const convnd_conv_p
     const int64_t tiles =
         (m + CONVND_HOPPER_BM - 1) / CONVND_HOPPER_BM * ((p->C_out + bn - 1) / bn);
     const int32_t wide = p->C_out > 128;
-    return p->C_in >= 64 && p->C_out >= 64 && tiles >= 132 &&
+    return p->C_in >= 64 && p->C_out >= 64 && tiles >= convnd_device_sm_count() &&
            (config == CONVND_HOPPER_128x256) == wide;
 }
 

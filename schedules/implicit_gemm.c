@@ -29,9 +29,9 @@
  *   supports() refuses them for TF32 and on GPUs that allow a block less, e.g. sm_89).
  *   cin_g >= BK/2 (all rows but the last of each variant): at most half a k-tile idle.
  *
- *   tiles >= 96: at least 3/4 of a wave on an H200's 132 SMs. With fewer, the next smaller
- *   tile's 4x as many blocks keep more SMs busy than the big tile's better reuse gains.
- *   cout_g >= 3/4 BN: at most a quarter of the tile's columns idle.
+ *   tiles >= 96: at least 3/4 of a wave (3/4 of the device's SMs: 96 of an H200's 132). With fewer,
+ * the next smaller tile's 4x as many blocks keep more SMs busy than the big tile's better reuse
+ * gains. cout_g >= 3/4 BN: at most a quarter of the tile's columns idle.
  *
  *   GEMM-shaped: cin_g >= 8 and cout_g >= 8. Below that (depthwise and near-depthwise
  *   convolutions) a k-tile of BK channels or a BN-wide column block would be mostly zeros, and

@@ -41,9 +41,9 @@
  *   The two 64-channel k-tile configurations need 192 KiB of shared memory (f16/bf16 only;
  *   supports() refuses them for TF32 and on GPUs that allow a block less, e.g. sm_89).
  *   cin_g >= BK/2 (all rows but the last of each variant): at most half a k-tile idle.
- *   tiles >= 96: 3/4 of a wave on an H200's 132 SMs; cout_g >= 3/4 BN: at most a quarter of
- *   the tile's columns idle. The phase split costs a partial row block per phase, which these
- *   counts ignore (at most S0*S1*S2 extra blocks). */
+ *   tiles >= 96: 3/4 of a wave (3/4 of the device's SMs: 96 of an H200's 132); cout_g >= 3/4 BN: at
+ * most a quarter of the tile's columns idle. The phase split costs a partial row block per phase,
+ * which these counts ignore (at most S0*S1*S2 extra blocks). */
 #include "convT_limits.h"
 #include "error.h"
 #include "gemm_family.h"

@@ -6,6 +6,7 @@
  *                 and a long reduction (depthwise, 1-D causal, small C): one thread per dw
  *                 element would leave most of a GPU idle.
  *   wgrad_direct  one thread per dw element, no workspace: the fallback. */
+#include "arch.h"
 #include "launchers.h"
 #include "refuse.h"
 #include "registry.h"
@@ -17,8 +18,10 @@ static const char *const wgrad_splitk_configs[] = {"s8", "s32", "s128"};
 static const int64_t wgrad_splitk_counts[] = {8, 32, 128};
 #define WGRAD_SPLITK_CONFIGS ((int32_t)(sizeof wgrad_splitk_counts / sizeof wgrad_splitk_counts[0]))
 
-/* Threads an H200 keeps busy: 132 SMs x 2048. */
-static const double wgrad_gpu_threads = 132.0 * 2048.0;
+/* Threads the device keeps busy: 2048 per SM (sm_80 to sm_90). */
+static double wgrad_gpu_threads(void) {
+    return (double)convnd_device_sm_count() * 2048.0;
+}
 
 int64_t convnd_wgrad_splits(const convnd_conv_params *p, int32_t config) {
     if (config < 0 || config >= WGRAD_SPLITK_CONFIGS) return 0;
@@ -79,10 +82,11 @@ static int32_t wgrad_splitk_worth_routing(const convnd_problem *p, const convnd_
     (void)p;
     const convnd_conv_params *c = params;
     const double W = (double)c->w_numel, R = (double)(c->N * c->out[0] * c->out[1] * c->out[2]);
-    if (W * 4.0 >= wgrad_gpu_threads) return 0;
+    const double threads = wgrad_gpu_threads();
+    if (W * 4.0 >= threads) return 0;
     int32_t pick = WGRAD_SPLITK_CONFIGS - 1;
     for (int32_t i = 0; i < WGRAD_SPLITK_CONFIGS; ++i)
-        if (W * (double)wgrad_splitk_counts[i] >= wgrad_gpu_threads) {
+        if (W * (double)wgrad_splitk_counts[i] >= threads) {
             pick = i;
             break;
         }

@@ -15,6 +15,7 @@
  *   Tile: 64 x 64 when both GEMM sides are >= 48, else 32 x 32.
  *   Splits: the fewest of the config's counts (1, 8, 32) whose blocks fill two waves of an H200
  *   (264 blocks), keeping at least 4 k-tiles per chunk; else the most that keeps 4. */
+#include "arch.h"
 #include "launchers.h"
 #include "problem_internal.h"
 #include "refuse.h"
@@ -39,9 +40,8 @@ static const wgrad_igemm_config tc_shapes[] = {CONVND_WGRAD_IGEMM_TC_CONFIGS(WGR
 #define SIMT_CONFIGS ((int32_t)(sizeof simt_shapes / sizeof simt_shapes[0]))
 #define TC_CONFIGS ((int32_t)(sizeof tc_shapes / sizeof tc_shapes[0]))
 
-/* Blocks that fill two waves of an H200's 132 SMs; chunks shorter than 4 k-tiles are not worth
- * the partials' traffic. */
-static const double two_waves = 264.0;
+/* Routing wants blocks for two waves of the device's SMs; chunks shorter than 4 k-tiles are not
+ * worth the partials' traffic. */
 static const int64_t min_ktiles_per_split = 4;
 
 static int64_t gemm_columns(const convnd_conv_params *c) {
@@ -99,6 +99,7 @@ static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t cou
     if (c.cout_g < 16 || cols < 16) return 0;
     const int32_t tile = c.cout_g >= 48 && cols >= 48 ? 64 : 32;
     const int64_t R = c.N * c.out[0] * c.out[1] * c.out[2];
+    const double two_waves = 2.0 * (double)convnd_device_sm_count();
     int32_t pick = -1, longest = -1;
     for (int32_t i = 0; i < count; ++i) {
         const wgrad_igemm_config *f = &shapes[i];

@@ -33,13 +33,14 @@ mutants=(
   "5^kernels/convT_geometry.cuh^const int64_t kappa = S / convT_gcd(S, D);^const int64_t kappa = S;^transposed/*^"
   "6^kernels/depthwise_common.cuh^    g.runs = (p.out[2] + R - 1) / R;^    g.runs = p.out[2] / R > 0 ? p.out[2] / R : 1;^depthwise/*^"
   "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base;^extreme_geometry/sparse*^"
-  "8^kernels/direct.cu^    const Idx x_nc = at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1];\n    const Idx w_c = at.c * (Idx)p.ws[0];^    const Idx x_nc = (int32_t)(at.n * (Idx)p.xs[0] + ci0 * (Idx)p.xs[1]);\n    const Idx w_c = at.c * (Idx)p.ws[0];^extreme_geometry/sparse*^"
+  "8^kernels/direct.cu^    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^    return {x + (int32_t)conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^extreme_geometry/sparse*^"
   "9^kernels/depthwise_common.cuh^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
   "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^@(depthwise|extreme_geometry)/*^"
   "11^kernels/depthwise_cl.cu^    if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^    if (i2 < 0 || i2 > (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^depthwise/*^"
-  "12^kernels/depthwise_cl.cu^    return *reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base);^    return *reinterpret_cast<const uint4 *>(xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base);^extreme_geometry/sparse*^"
+  "12^kernels/depthwise_cl.cu^    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base));^    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base));^extreme_geometry/sparse*^"
   "13^kernels/hopper_igemm.cu^            convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */^            convnd_wgmma_wait_group<2>();^hopper_igemm/domain*^$early_tma"
   "14^kernels/smem_tile.cuh^return row * CPR + (c ^ (row & 7));^return row * CPR + (c ^ (row & 3));^smem_swizzle/*^"
+  "16^kernels/depthwise_cl.cu^    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |^    const uintptr_t ptrs = (uintptr_t)a->y |^depthwise/misaligned*^"
   "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
 )
 
