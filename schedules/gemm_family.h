@@ -55,6 +55,7 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
         .launch = sched##_launch,                                                                  \
         .min_sm = 80,                                                                              \
         .arch_needs = "cp.async and bf16/f16/TF32 tensor-core MMA",                                \
+        .reads = CONVND_READS_XY_VIEWS, /* x, y through their strides; z at y's offsets */         \
     }
 
 /* The whole family `prefix` (descriptor and the schedules prefix_tc and prefix_simt, on the

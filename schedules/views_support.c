@@ -17,7 +17,11 @@ int32_t convnd_schedule_reads_ok(const convnd_schedule *s, const convnd_problem 
             s->name, p->prefix_size, p->state_size);
     /* a view that addresses its tensor as the packed layout does is no view */
     if (!params->strided || (s->reads & CONVND_READS_VIEWS)) return 1;
-    const int32_t x = params->strided & CONVND_STRIDED_X, y = params->strided & CONVND_STRIDED_Y;
+    const int32_t xy_views = (s->reads & CONVND_READS_XY_VIEWS) != 0;
+    if (xy_views && !(params->strided & CONVND_STRIDED_Z)) return 1;
+    /* the tensor to name: z when only its own strides are in the way */
+    const int32_t x = !xy_views && (params->strided & CONVND_STRIDED_X),
+                  y = !xy_views && (params->strided & CONVND_STRIDED_Y);
     const int64_t *padded = x ? params->xs : y ? params->ys : params->zs;
     /* the logical strides [N, C, spatial...] from the kernels' padded 5-entry form */
     int64_t strides[CONVND_MAX_RANK];
@@ -26,6 +30,11 @@ int32_t convnd_schedule_reads_ok(const convnd_schedule *s, const convnd_problem 
     for (int32_t t = 0; t < p->dims; ++t)
         strides[2 + t] = padded[2 + 3 - p->dims + t];
     char text[160];
+    if (xy_views)
+        return convnd_refuse(reason, reason_len,
+                             "schedule '%s' reads z through y's strides only: z has strides %s, "
+                             "y's differ (a view of its own, SPEC §11)",
+                             s->name, convnd_format_ints(text, sizeof text, strides, p->dims + 2));
     return convnd_refuse(reason, reason_len,
                          "schedule '%s' reads packed tensors only: %s has strides %s, not its "
                          "packed layout's (a view, SPEC §11)",

@@ -48,6 +48,9 @@ static const test_case_text view_cases[] = {
      0},
     /* transposed into a [2, 5, 6, 8] slice */
     {"transposed_slice", "tr 2d N=2 Ci=4 Co=3 I=3,4 K=3 S=2 P0=1 P1=0 bias ys=240,48,8,1", 0},
+    /* the same into a [2, 6, 8, 5] channels-last buffer, bf16 (the tensor-core phases) */
+    {"transposed_slice_cl",
+     "tr 2d N=2 Ci=4 Co=3 I=3,4 K=3 S=2 P0=1 P1=0 bias bf16 x=cl y=cl ys=240,1,40,5", 0},
 };
 #define VIEW_CASES (sizeof view_cases / sizeof view_cases[0])
 
@@ -65,7 +68,8 @@ ParameterizedTestParameters(views, forced_schedules) {
 }
 
 /* Every case on this schedule:config when it supports it; one that reads views must support
- * them all, any other must decline them all with a reason naming the view. */
+ * them all (one that reads x and y views, all but those where z has its own strides), any other
+ * must decline them all with a reason naming the view. */
 ParameterizedTest(test_schedule_config *sc, views, forced_schedules) {
     char spec[128];
     test_schedule_spec(*sc, spec, sizeof spec);
@@ -75,19 +79,32 @@ ParameterizedTest(test_schedule_config *sc, views, forced_schedules) {
         const convnd_problem p = test_parse_valid(view_cases[i].problem);
         char reason[512] = "";
         const int32_t ok = convnd_schedule_supports(spec, &p, reason, sizeof reason);
-        if (!(s->reads & CONVND_READS_VIEWS)) {
+        const int z_own_view = strstr(view_cases[i].problem, " zs=") != NULL;
+        if ((s->reads & CONVND_READS_XY_VIEWS) && z_own_view) {
+            cr_expect(!ok, "%s reads z through y's strides but accepts case %s", spec,
+                      view_cases[i].id);
+            cr_expect(strstr(reason, "reads z through y's strides only") != NULL,
+                      "%s on case %s: reason '%s'", spec, view_cases[i].id, reason);
+            continue;
+        }
+        if (!(s->reads & (CONVND_READS_VIEWS | CONVND_READS_XY_VIEWS))) {
             cr_expect(!ok, "%s reads packed tensors only but accepts case %s", spec,
                       view_cases[i].id);
             cr_expect(strstr(reason, "reads packed tensors only") != NULL,
                       "%s on case %s: reason '%s'", spec, view_cases[i].id, reason);
             continue;
         }
-        if (!ok && strstr(reason, "mode=")) continue; /* a forward-only schedule, say */
+        /* a forward-only schedule, say, or a GEMM tile's limits (not the view) */
+        if (!ok && (strstr(reason, "mode=") || (s->reads & CONVND_READS_XY_VIEWS))) {
+            cr_expect(strstr(reason, "SPEC §11") == NULL, "%s declines case %s as a view: %s", spec,
+                      view_cases[i].id, reason);
+            continue;
+        }
         test_run_supported_case(spec, &p, view_cases[i].id, view_cases[i].z_in_place,
                                 test_seed_of(view_cases[i].id, 11));
         ++ran;
     }
-    if (s->reads & CONVND_READS_VIEWS)
+    if (s->reads & (CONVND_READS_VIEWS | CONVND_READS_XY_VIEWS))
         cr_assert(ran > 0, "%s reads views but ran none of the %zu cases", spec, VIEW_CASES);
     /* a view with the packed strides is no view: whoever supports the packed problem runs it */
     convnd_problem p = test_parse_valid(packed_view_case), packed = p;
@@ -106,8 +123,11 @@ Test(views, planner_falls_back_to_direct) {
 
 /* A forced schedule that reads packed tensors only: UNSUPPORTED, its reason, y untouched. */
 Test(views, forced_packed_schedule_refuses) {
-    test_expect_forced_error("igemm_simt", view_cases[0].problem, "reads packed tensors only");
-    test_expect_forced_error("igemm_tc", view_cases[1].problem, "y has strides [300, 1, 60, 10]");
+    test_expect_forced_error("cublas_im2col", view_cases[0].problem, "reads packed tensors only");
+    test_expect_forced_error("depthwise", "fwd 2d N=2 Ci=4 Co=4 g=4 I=5,6 K=3 x=cl ys=300,1,60,10",
+                             "y has strides [300, 1, 60, 10]");
+    /* the implicit GEMMs read x and y views, but z only at y's offsets */
+    test_expect_forced_error("igemm_simt", view_cases[6].problem, "z has strides [120, 30, 6, 1]");
     test_expect_forced_error("depthwise", "fwd 2d N=2 Ci=4 Co=4 g=4 I=5,6 K=3 xs=210,30,6,1",
                              "x has strides [210, 30, 6, 1]");
 }
