@@ -80,7 +80,8 @@ typedef enum convnd_math {
  * the tensor's rank are ignored), e.g. a channel slice of a larger buffer or a padded row pitch.
  * extent > 0: the elements the caller's buffer holds from the base pointer; a view reaching past
  * it is refused (0: not checked). An output view must not be self-overlapping. Only some
- * schedules read views (`direct`, the wgrad ones); the others decline with a reason. */
+ * schedules read views (`direct` and the wgrad ones any; the implicit GEMMs those of x and y,
+ * with z at y's offsets); the others decline with a reason. */
 typedef struct convnd_view {
     int32_t custom;
     int64_t strides[CONVND_MAX_RANK];

@@ -94,7 +94,8 @@ bool has_packed_strides(const at::Tensor &t, convnd_layout layout) {
 // The layout of a tensor from its memory, as ATen's suggest_memory_format reads it: exact
 // channels-first strides, then exact channels-last strides (which tells the two apart when
 // size-1 dims make a tensor packed both ways), then any packed channels-first or channels-last
-// tensor; anything else is made contiguous (channels-first). Any rank, so 1-D convs too.
+// tensor; anything else is made contiguous (channels-first). Any rank, so 1-D convs too. (The
+// forward op's x is read in place instead: x_layout_and_view below.)
 convnd_layout layout_of(at::Tensor &t) {
     if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
     if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
@@ -102,6 +103,32 @@ convnd_layout layout_of(at::Tensor &t) {
     if (is_packed(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     t = t.contiguous();
     return CONVND_CHANNELS_FIRST;
+}
+
+// x's layout without copying it: a tensor packed either way is that layout (as layout_of reads
+// it); any other is a view (SPEC §11) whose layout is the one its strides come closest to:
+// channels-last when C has the smallest stride (a channel slice of a channels-last buffer),
+// else channels-first (a channel slice, a padded pitch, a broadcast batch).
+convnd_layout view_layout_of(const at::Tensor &t) {
+    if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
+    if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
+    if (t.is_contiguous()) return CONVND_CHANNELS_FIRST;
+    if (is_packed(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
+    for (int64_t d = 2; d < t.dim(); ++d)
+        if (t.size(d) > 1 && t.sym_stride(d) <= t.sym_stride(1)) return CONVND_CHANNELS_FIRST;
+    return t.size(1) > 1 ? CONVND_CHANNELS_LAST : CONVND_CHANNELS_FIRST;
+}
+
+// x read in place: its layout, and its strides as a view when it is packed in neither layout,
+// bounded by what its storage holds from x's first element.
+convnd_layout x_layout_and_view(const at::Tensor &t, convnd_view *view) {
+    const convnd_layout layout = view_layout_of(t);
+    if (has_packed_strides(t, layout) || is_packed(t, layout)) return layout;
+    view->custom = 1;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        view->strides[d] = t.stride(d);
+    view->extent = (int64_t)(t.storage().nbytes() / t.itemsize()) - t.storage_offset();
+    return layout;
 }
 
 // A tensor of `shape` ([N, C, spatial...], symbolic sizes allowed) stored in `layout`.
@@ -182,7 +209,7 @@ Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<a
     p.has_bias = bias.has_value() ? 1 : 0;
     p.has_z = z.has_value() ? 1 : 0;
     if (need_memory_layout) {
-        p.x_layout = layout_of(c.x);
+        p.x_layout = x_layout_and_view(c.x, &p.x_view); // read in place, a view if need be
         p.w_layout = layout_of(c.w);
     }
     p.y_layout = convnd_default_output_layout(p.x_layout, p.w_layout);
@@ -450,9 +477,10 @@ at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
                             ? (I + padding_before[d] + padding_after[d] - E) / stride[d] + 1
                             : (I - 1) * stride[d] + E - padding_before[d] - padding_after[d]);
     }
-    at::Tensor xx = x, ww = w;
+    at::Tensor ww = w;
     return empty_in_layout(c10::SymIntArrayRef(shape),
-                           convnd_default_output_layout(layout_of(xx), layout_of(ww)), x.options());
+                           convnd_default_output_layout(view_layout_of(x), layout_of(ww)),
+                           x.options());
 }
 
 // The schedule and configuration conv_nd would run for these arguments ("schedule:config").

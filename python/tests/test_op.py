@@ -257,3 +257,47 @@ def test_mixed_devices_refused_clearly():
         pytest.skip("no CUDA device: mixing needs one")
     with pytest.raises(ValueError, match="is on"):
         cf.conv2d(torch.randn(1, 3, 6, 6), torch.randn(4, 3, 3, 3, device="cuda"))
+
+
+
+# x views PyTorch makes without a copy: name -> (base shape, the view of a base tensor)
+X_VIEWS = {
+    "channel_slice_cf": ([2, 10, 9, 8], lambda b: b[:, 3:7]),
+    "channel_slice_cl": ([2, 9, 8, 10], lambda b: b.permute(0, 3, 1, 2)[:, 2:6]),
+    "row_pitch": ([2, 4, 9, 12], lambda b: b[..., :8]),
+    "batch_broadcast": ([1, 4, 9, 8], lambda b: b.expand(3, -1, -1, -1)),
+    "strided_rows": ([2, 4, 18, 8], lambda b: b[:, :, ::2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(X_VIEWS))
+def test_x_views_are_read_in_place(name, emu_order):
+    """A non-contiguous x reaches convnd as a view (SPEC §11), not a copy: a schedule that reads
+    packed tensors only refuses it naming x's strides; schedules that read views run it in place
+    and match PyTorch in float64, and the gradient flows back into the viewed tensor."""
+    torch.manual_seed(SEED)
+    shape, view = X_VIEWS[name]
+    base = torch.randn(shape)
+    x = view(base)
+    assert not x.is_contiguous() and not x.is_contiguous(memory_format=torch.channels_last)
+    w = torch.randn(5, 4, 3, 3)
+    geo = ([1, 1], [1, 1], [1, 0], [1, 2])
+    kw = dict(stride=geo[0], dilation=geo[1], padding_before=geo[2], padding_after=geo[3])
+    strides = ", ".join(str(s) for s in x.stride())
+    with pytest.raises(NotImplementedError, match=rf"x has strides \[{strides}\]"):
+        convnd.conv_nd(x, w, schedule="cublas_im2col", **kw)
+    ref = reference(x.double(), w.double(), None, None, *geo, 1, 0, 1.0, 0.0, 0)
+    ref_abs = reference(x.double().abs(), w.double().abs(), None, None, *geo, 1, 0, 1.0, 0.0, 0)
+    for schedule in ("igemm_simt", "direct", None):
+        y = convnd.conv_nd(x, w, schedule=schedule, **kw)
+        assert_close_to_reference(y, ref, ref_abs, 4 * 9, torch.float32)
+    # autograd through the view, against PyTorch's in float64
+    b32 = base.clone().requires_grad_()
+    y = convnd.conv_nd(view(b32), w, **kw)
+    gy = torch.randn(y.shape)
+    (g32,) = torch.autograd.grad(y, [b32], gy)
+    b64 = base.double().requires_grad_()
+    y64 = reference(view(b64), w.double(), None, None, *geo, 1, 0, 1.0, 0.0, 0)
+    (g64,) = torch.autograd.grad(y64, [b64], gy.double())
+    assert (g32.double() - g64).abs().max().item() <= y.numel() * 2 ** -24 * 64 * (
+        g64.abs().max().item() + 1.0), f"CONVND_TEST_SEED={SEED}"
