@@ -17,9 +17,10 @@ work=$build/mutate
 mkdir -p "$work"
 
 # Each mutant: id ^ file ^ exact text ^ replacement ^ test filter ^ extra environment.
-# The text must occur exactly once in the file; \n is a newline. Mutants 1 and 2 plant the bugs
-# of kernels/planted_bugs.h (barrier moved below the prefetch; barrier before the C-tile store
-# removed) in the library's own implicit GEMM and transposed kernels. Mutants 6 and 9 are in the
+# The text must occur exactly once in the file; \n is a newline, \x5e a "^" (the separator).
+# Mutants 1 and 2 plant the bugs of kernels/planted_bugs.h (barrier moved below the prefetch;
+# barrier before the C-tile store removed) in the library's own implicit GEMM and transposed
+# kernels. Mutants 6 and 9 are in the
 # staged-rows skeleton that depthwise_cl and grouped share. Mutant 14 plants a wrong XOR swizzle
 # (a permutation still, so results stay right: only bank conflicts), mutant 15 an A-fragment read
 # that ignores the swizzle the loader wrote with.
@@ -39,9 +40,9 @@ mutants=(
   "11^kernels/depthwise_cl.cu^    if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^    if (i2 < 0 || i2 > (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^depthwise/*^"
   "12^kernels/depthwise_cl.cu^    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base));^    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base));^extreme_geometry/sparse*^"
   "13^kernels/hopper_igemm.cu^            convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */^            convnd_wgmma_wait_group<2>();^hopper_igemm/domain*^$early_tma"
-  "14^kernels/smem_tile.cuh^return row * CPR + (c ^ (row & 7));^return row * CPR + (c ^ (row & 3));^smem_swizzle/*^"
-  "16^kernels/depthwise_cl.cu^    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |^    const uintptr_t ptrs = (uintptr_t)a->y |^depthwise/misaligned*^"
+  "14^kernels/smem_tile.cuh^return row * CPR + (c \x5e (row & 7));^return row * CPR + (c \x5e (row & 3));^smem_swizzle/*^"
   "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
+  "16^kernels/depthwise_cl.cu^    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |^    const uintptr_t ptrs = (uintptr_t)a->y |^depthwise/misaligned*^"
 )
 
 want=("$@")
@@ -63,7 +64,9 @@ for m in "${mutants[@]}"; do
   current=$file
   if ! python3 - "$file" "$old" "$new" <<'PY'
 import sys
-path, old, new = sys.argv[1], sys.argv[2].replace('\\n', '\n'), sys.argv[3].replace('\\n', '\n')
+def unescape(t):  # \n a newline, \x5e a '^' (the field separator)
+    return t.replace('\\n', '\n').replace('\\x5e', '^')
+path, old, new = sys.argv[1], unescape(sys.argv[2]), unescape(sys.argv[3])
 s = open(path).read()
 if s.count(old) != 1:
     sys.exit(f"mutant text occurs {s.count(old)} times in {path}")
