@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "test_schedule_runs.h"
 
 static const unsigned char arena_pattern = 0xa5;
 
@@ -76,7 +77,8 @@ int test_supporting_specs(const convnd_problem *p, char (*specs)[TEST_SPEC_LEN],
         const convnd_schedule *s = convnd_schedule_table[i];
         for (int32_t c = 0; c < s->num_configs && n < max; ++c) {
             snprintf(specs[n], TEST_SPEC_LEN, "%s:%s", s->name, s->config_names[c]);
-            if (convnd_schedule_supports(specs[n], p, NULL, 0)) ++n;
+            if (!test_config_skipped(specs[n]) && convnd_schedule_supports(specs[n], p, NULL, 0))
+                ++n;
         }
     }
     return n;

@@ -2,6 +2,7 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device_services.h"
@@ -30,13 +31,32 @@ convnd_conv_params test_params_of(const convnd_problem *p) {
     return params;
 }
 
+int test_config_skipped(const char *spec) {
+    const char *list = getenv("CONVND_TEST_SKIP_CONFIGS");
+    while (list && *list) {
+        const char *end = strchr(list, ',');
+        const size_t len = end ? (size_t)(end - list) : strlen(list);
+        char text[64];
+        if (len > 0 && len < sizeof text) {
+            memcpy(text, list, len);
+            text[len] = '\0';
+            if (strstr(spec, text)) return 1;
+        }
+        list = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max) {
     size_t n = 0;
     for (int32_t i = 0; i < convnd_schedule_table_size; ++i) {
         const convnd_schedule *s = convnd_schedule_table[i];
         if (prefix && strncmp(s->name, prefix, strlen(prefix)) != 0) continue;
-        for (int32_t c = 0; c < s->num_configs && n < max; ++c)
-            out[n++] = (test_schedule_config){i, c};
+        for (int32_t c = 0; c < s->num_configs && n < max; ++c) {
+            char spec[128];
+            snprintf(spec, sizeof spec, "%s:%s", s->name, s->config_names[c]);
+            if (!test_config_skipped(spec)) out[n++] = (test_schedule_config){i, c};
+        }
     }
     return n;
 }

@@ -37,8 +37,13 @@ convnd_problem test_parse_valid(const char *text);
  * fails. */
 convnd_conv_params test_params_of(const convnd_problem *p);
 
+/* 1 when "schedule:config" contains one of the comma-separated texts of the environment's
+ * CONVND_TEST_SKIP_CONFIGS (tests/run_sanitized.sh leaves out the 256-thread 64-deep tensor-core
+ * tiles, too slow under ASan; the plain suite runs every configuration). */
+int test_config_skipped(const char *spec);
+
 /* Fills out[] with every (schedule, config) whose schedule name starts with prefix (NULL: all),
- * in registry order; returns how many (at most max). */
+ * in registry order, except those test_config_skipped names; returns how many (at most max). */
 size_t test_list_schedule_configs(const char *prefix, test_schedule_config *out, size_t max);
 
 /* Every (schedule, config) but the wgrad schedules' (tests/test_wgrad.c is their suite). */
