@@ -1,5 +1,7 @@
 /* The phase (sub-pixel) decomposition of a transposed convolution into forward implicit GEMMs.
  *
+ * One dimension is computed once, in plain C, by convT_phase.h.
+ *
  * Derivation, per spatial dimension (SPEC §3: output o gets x[i] * w[k] for every (i, k) with
  * i*S + k*D - P0 = o). Write o = q*S + r with the phase r = o mod S. Then
  *   i*S = q*S + r + P0 - k*D,
@@ -35,6 +37,7 @@
 #include <stdint.h>
 #include "conv_params.h"
 #include "convT_limits.h"
+#include "convT_phase.h"
 #include "igemm_geometry.cuh"
 
 namespace CONVND_NS {
@@ -63,30 +66,15 @@ struct convT_phases {
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-__host__ inline int64_t convT_gcd(int64_t a, int64_t b) {
-    while (b) {
-        const int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The residue r of one dimension t. */
 __host__ inline convT_dim_phase convT_make_dim_phase(const convnd_conv_params &p, int t,
                                                      int64_t r) {
-    const int64_t S = p.s[t], D = p.d[t], K = p.k[t], P0 = p.p0[t], O = p.out[t];
-    const int64_t kappa = S / convT_gcd(S, D);
+    const convnd_convT_dim d = convnd_convT_dim_phase(p.s[t], p.d[t], p.k[t], p.p0[t], p.out[t], r);
     convT_dim_phase e;
-    e.O = (int32_t)(r < O ? (O - r + S - 1) / S : 0);
-    /* the first tap reaching r: solutions repeat every kappa <= S taps */
-    int64_t k0 = -1;
-    for (int64_t k = 0; k < K && k < S && k0 < 0; ++k)
-        if (((k * D - r - P0) % S + S) % S == 0) k0 = k;
-    e.T = (int32_t)(k0 < 0 ? 0 : (K - 1 - k0) / kappa + 1);
-    const int64_t k_last = k0 + (e.T - 1) * kappa;
-    e.P0 = (int32_t)(e.T ? (k_last * D - r - P0) / S : 0);
-    e.w_off = (int32_t)(e.T ? k_last * p.ws[2 + t] : 0);
+    e.O = (int32_t)d.O;
+    e.T = (int32_t)d.T;
+    e.P0 = (int32_t)d.P0;
+    e.w_off = (int32_t)(d.k_last * p.ws[2 + t]);
     e.y_off = (int32_t)(r * p.ys[2 + t]);
     return e;
 }
@@ -106,7 +94,7 @@ __host__ inline convT_phases convT_make_phases(const convnd_conv_params &p, int 
     g.ys[0] = (int32_t)p.ys[0];
     g.ys[1] = (int32_t)p.ys[1];
     for (int t = 0; t < 3; ++t) {
-        const int64_t gcd = convT_gcd(p.s[t], p.d[t]);
+        const int64_t gcd = convnd_gcd64(p.s[t], p.d[t]);
         g.S[t] = 1;
         g.D[t] = (int32_t)(p.d[t] / gcd);
         g.I[t] = (int32_t)p.in[t];

@@ -84,7 +84,7 @@ template <typename T> __host__ inline int convT_pick_path(const convnd_launch_ar
     if (!ok) return CONVT_GATHER;
     bool pointwise = true;
     for (int t = 0; t < 3; ++t)
-        pointwise = pointwise && p.k[t] <= p.s[t] / convT_gcd(p.s[t], p.d[t]);
+        pointwise = pointwise && p.k[t] <= p.s[t] / convnd_gcd64(p.s[t], p.d[t]);
     return pointwise ? CONVT_POINTWISE : CONVT_VECTOR;
 }
 

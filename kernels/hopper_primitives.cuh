@@ -9,7 +9,8 @@
  *  - named barriers convnd_named_barrier_sync / _arrive(id 1..15, count), convnd_elect_one_sync,
  *    convnd_setmaxnreg_inc<N> / _dec<N>, convnd_fence_proxy_async
  *  - wgmma: convnd_wgmma_fence, _commit_group, _wait_group<N>, convnd_wgmma_desc(...),
- *    convnd_wgmma<T, N>(d, desc_a, desc_b, scale_d) (K-major A and B)
+ *    convnd_wgmma<T, N, TRANS_B>(d, desc_a, desc_b, scale_d) (K-major A; B K-major, or MN-major
+ *    with TRANS_B: 16-bit types only)
  *  - TMA: convnd_tma_load_{1..5}d, convnd_tma_load_im2col_{3,4,5}d, convnd_tma_store_{1..5}d,
  *    convnd_bulk_commit_group, convnd_bulk_wait_group_read<N>; tensor maps as convnd_tmap
  *    kernel parameters (CONVND_GRID_CONSTANT). */
@@ -116,11 +117,12 @@ template <> struct convnd_wgmma_emu_type<convnd_wgmma_bf16> {
 template <> struct convnd_wgmma_emu_type<convnd_wgmma_tf32> {
     static constexpr convnd_emu_wgmma_type value = CONVND_EMU_WGMMA_TF32;
 };
-/* d: this thread's N/2 accumulators. Both operands K-major. */
-template <typename T, int N>
+/* d: this thread's N/2 accumulators. A K-major; B K-major, or MN-major with TRANS_B (16-bit
+ * types only). */
+template <typename T, int N, bool TRANS_B = false>
 inline void convnd_wgmma(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
     convnd_emu_wgmma_mma_async(d, N, convnd_wgmma_emu_type<T>::value, desc_a, desc_b, scale_d, 0,
-                               0);
+                               TRANS_B ? 1 : 0);
 }
 /* Transposed (MN-major) operands: 16-bit types only. */
 template <typename T, int N>

@@ -1,17 +1,24 @@
 /* Registry entry of the Hopper tier (kernels/hopper_igemm.cu): warp-specialized wgmma + TMA
- * implicit GEMM, forward convolution only, on sm_90a (compute capability 9.0) or the emulated
- * device.
+ * implicit GEMM, forward and transposed convolution, on sm_90a (compute capability 9.0) or the
+ * emulated device.
  *
- * Domain (each limit refused by name in supports()): forward mode, groups = 1, x, w and y
- * channels-last, f16 / bf16 (f32 only with CONVND_MATH_ALLOW_TF32), non-negative padding,
- * C_in and C_out whole 16-byte rows (TMA global strides), stride <= 8 (the im2col traversal
- * stride), the im2col bounding-box corners within the tensor map's signed field of the rank
- * (16 bits for 1-D, 8 for 2-D, 5 for 3-D convolutions) and the dilated filter extent below
- * 65536 / 256 / 32, 32-bit indices. Everything else stays on igemm_tc / igemm_simt.
+ * Domain (each limit refused by name in supports()): groups = 1, x, w and y channels-last,
+ * f16 / bf16 (forward also f32 with CONVND_MATH_ALLOW_TF32), C_in and C_out whole 16-byte rows
+ * (TMA global strides), 32-bit indices, and per mode:
+ *  - forward: non-negative padding, stride <= 8 (the im2col traversal stride), the im2col
+ *    bounding-box corners within the tensor map's signed field of the rank (16 bits for 1-D, 8
+ *    for 2-D, 5 for 3-D convolutions) and the dilated filter extent below 65536 / 256 / 32;
+ *  - transposed (one forward view per output phase, kernels/convT_phase.h): strides and phase
+ *    count within convT's limits (kernels/convT_limits.h: convT_tc takes misaligned pointers),
+ *    and for every phase that some tap reaches, its corners (-P0', O_r - 1 - P0' - (I - 1))
+ *    and its dilated tap extent (T - 1) * D' within the same fields. Phases no tap reaches need
+ *    no map. f32 is refused: the transposed weight reaches wgmma MN-major, which .tf32 lacks.
+ * Everything else stays on igemm_tc / igemm_simt / convT_tc / convT_simt.
  *
  * Heuristic (worth_routing): only on a GPU of compute capability 9.0, for GEMM-shaped problems
  * big enough to fill the persistent grid: C_in >= 64, C_out >= 64, at least one tile per SM
- * (132 on an H200);
+ * (132 on an H200; transposed: per output phase, so a large upsampling conv routes here ahead
+ * of convT_tc);
  * 128x256 when C_out > 128, else 128x128. */
 #include "arch.h"
 #include "gemm_tiles.h"
@@ -20,8 +27,11 @@
 #include "refuse.h"
 #include "problem_internal.h"
 #include "hopper_igemm.h"
+#include "convT_limits.h"
+#include "convT_phase.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef CONVND_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -49,13 +59,108 @@ static int32_t hopper_device_ok(char *reason, size_t reason_len) {
 #endif
 }
 
+/* The im2col map's signed corner fields and offset reach for a d-D convolution: 16 bits for
+ * 1-D, 8 for 2-D, 5 for 3-D (CUTLASS's can_implement: filter extent below 65536 / 256 / 32). */
+typedef struct hopper_fields {
+    int32_t bits;
+    int64_t lo, hi, reach;
+} hopper_fields;
+
+static hopper_fields hopper_fields_of(int32_t dims) {
+    hopper_fields f;
+    f.bits = dims == 1 ? 16 : dims == 2 ? 8 : 5;
+    f.lo = -(1ll << (f.bits - 1));
+    f.hi = (1ll << (f.bits - 1)) - 1;
+    f.reach = 2 * (f.hi + 1);
+    return f;
+}
+
+/* 1 when an im2col map of dim d with these corners and tap extent can be encoded; else 0 and
+ * the reason. phase: the transposed output phase (o mod S = phase) or -1 (forward). */
+static int32_t hopper_map_fits(const convnd_problem *p, int32_t d, int64_t lower, int64_t upper,
+                               int64_t extent, int64_t phase, char *reason, size_t reason_len) {
+    const hopper_fields f = hopper_fields_of(p->dims);
+    char at[48] = "";
+    if (phase >= 0) snprintf(at, sizeof at, ", output phase %lld", (long long)phase);
+    if (extent >= f.reach)
+        return convnd_refuse(reason, reason_len,
+                             "dilated filter extent %lld in dim %d%s: im2col offsets of a "
+                             "%d-D convolution reach below %lld",
+                             (long long)extent, d, at, p->dims, (long long)f.reach);
+    if (lower < f.lo || lower > f.hi || upper < f.lo || upper > f.hi)
+        return convnd_refuse(reason, reason_len,
+                             "im2col corners %lld/%lld in dim %d%s outside [%lld, %lld] (%d-bit "
+                             "fields for a %d-D convolution)",
+                             (long long)lower, (long long)upper, d, at, (long long)f.lo,
+                             (long long)f.hi, f.bits, p->dims);
+    return 1;
+}
+
+static int32_t hopper_forward_fits(const convnd_problem *p, const convnd_conv_params *params,
+                                   char *reason, size_t reason_len) {
+    for (int32_t d = 0; d < p->dims; ++d) {
+        if (p->pad_before[d] < 0 || p->pad_after[d] < 0)
+            return convnd_refuse(reason, reason_len,
+                                 "padding[%d]=%lld/%lld: negative padding (cropping) is not a "
+                                 "TMA bounding box",
+                                 d, (long long)p->pad_before[d], (long long)p->pad_after[d]);
+        if (p->stride[d] > 8)
+            return convnd_refuse(reason, reason_len,
+                                 "stride[%d]=%lld: the im2col traversal stride is at most 8", d,
+                                 (long long)p->stride[d]);
+        const int64_t out = params->out[3 - p->dims + d];
+        const int64_t upper = (out - 1) * p->stride[d] - p->pad_before[d] - (p->input[d] - 1);
+        if (!hopper_map_fits(p, d, -p->pad_before[d], upper, (p->kernel[d] - 1) * p->dilation[d],
+                             -1, reason, reason_len))
+            return 0;
+    }
+    return 1;
+}
+
+/* Every phase some tap reaches gets an im2col map of a stride-1 forward view (convT_phase.h). */
+static int32_t hopper_transposed_fits(const convnd_problem *p, const convnd_conv_params *params,
+                                      char *reason, size_t reason_len) {
+    int64_t phases = 1;
+    for (int32_t d = 0; d < p->dims; ++d) {
+        if (p->stride[d] > CONVND_CONVT_MAX_STRIDE)
+            return convnd_refuse(reason, reason_len,
+                                 "stride[%d]=%lld: transposed strides above %d (convT's limit: "
+                                 "convT_tc runs misaligned pointers)",
+                                 d, (long long)p->stride[d], CONVND_CONVT_MAX_STRIDE);
+        phases *= p->stride[d];
+    }
+    if (phases > CONVND_CONVT_MAX_PHASES)
+        return convnd_refuse(reason, reason_len,
+                             "%lld output phases: more than %d (convT's limit: convT_tc runs "
+                             "misaligned pointers)",
+                             (long long)phases, CONVND_CONVT_MAX_PHASES);
+    for (int32_t d = 0; d < p->dims; ++d) {
+        const int64_t out = params->out[3 - p->dims + d];
+        for (int64_t r = 0; r < p->stride[d]; ++r) {
+            const convnd_convT_dim e = convnd_convT_dim_phase(
+                p->stride[d], p->dilation[d], p->kernel[d], p->pad_before[d], out, r);
+            if (e.O == 0 || e.T == 0) continue; /* no outputs, or no map to encode */
+            if (!hopper_map_fits(p, d, -e.P0, e.O - 1 - e.P0 - (p->input[d] - 1), (e.T - 1) * e.D,
+                                 r, reason, reason_len))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 static int32_t hopper_supports(const convnd_problem *p, const convnd_conv_params *params,
                                int32_t config, char *reason, size_t reason_len) {
     (void)config;
-    if (p->mode != CONVND_FORWARD)
+    if (p->mode != CONVND_FORWARD && p->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
-                             "mode=%s: the Hopper tier implements forward convolution only",
+                             "mode=%s: the Hopper tier implements forward and transposed "
+                             "convolution",
                              convnd_mode_name(p->mode));
+    if (p->mode == CONVND_TRANSPOSED && p->dtype == CONVND_F32)
+        return convnd_refuse(reason, reason_len,
+                             "dtype=f32 in transposed mode: the transposed weight "
+                             "[C_in][K...][C_out] reaches wgmma MN-major, and .tf32 wgmma takes "
+                             "K-major operands only");
     if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
         return convnd_refuse(reason, reason_len,
                              "dtype=f32 needs math=allow_tf32 (wgmma has no exact-f32 mode)");
@@ -78,36 +183,9 @@ static int32_t hopper_supports(const convnd_problem *p, const convnd_conv_params
                              "16-byte units (TMA global strides)",
                              (long long)p->C_in, (long long)p->C_out, (long long)(p->C_in * es),
                              (long long)(p->C_out * es));
-    /* im2col corner fields: 16 bits (rank 3), 8 (rank 4), 5 (rank 5); filter extent below the
-     * offsets' reach (CUTLASS's can_implement: 65536 / 256 / 32) */
-    const int32_t bits = p->dims == 1 ? 16 : p->dims == 2 ? 8 : 5;
-    const int64_t lo = -(1ll << (bits - 1)), hi = (1ll << (bits - 1)) - 1, reach = 2 * (hi + 1);
-    for (int32_t d = 0; d < p->dims; ++d) {
-        if (p->pad_before[d] < 0 || p->pad_after[d] < 0)
-            return convnd_refuse(reason, reason_len,
-                                 "padding[%d]=%lld/%lld: negative padding (cropping) is not a "
-                                 "TMA bounding box",
-                                 d, (long long)p->pad_before[d], (long long)p->pad_after[d]);
-        if (p->stride[d] > 8)
-            return convnd_refuse(reason, reason_len,
-                                 "stride[%d]=%lld: the im2col traversal stride is at most 8", d,
-                                 (long long)p->stride[d]);
-        const int64_t extent = (p->kernel[d] - 1) * p->dilation[d];
-        if (extent >= reach)
-            return convnd_refuse(reason, reason_len,
-                                 "dilated filter extent %lld in dim %d: im2col offsets of a "
-                                 "%d-D convolution reach below %lld",
-                                 (long long)extent, d, p->dims, (long long)reach);
-        const int64_t lower = -p->pad_before[d];
-        const int64_t out = params->out[3 - p->dims + d];
-        const int64_t upper = (out - 1) * p->stride[d] - p->pad_before[d] - (p->input[d] - 1);
-        if (lower < lo || lower > hi || upper < lo || upper > hi)
-            return convnd_refuse(reason, reason_len,
-                                 "im2col corners %lld/%lld in dim %d outside [%lld, %lld] (%d-bit "
-                                 "fields for a %d-D convolution)",
-                                 (long long)lower, (long long)upper, d, (long long)lo,
-                                 (long long)hi, bits, p->dims);
-    }
+    if (p->mode == CONVND_TRANSPOSED ? !hopper_transposed_fits(p, params, reason, reason_len)
+                                     : !hopper_forward_fits(p, params, reason, reason_len))
+        return 0;
     if (params->x_numel >= INT32_MAX || params->y_numel >= INT32_MAX ||
         params->w_numel >= INT32_MAX)
         return convnd_refuse(reason, reason_len,
@@ -118,7 +196,9 @@ static int32_t hopper_supports(const convnd_problem *p, const convnd_conv_params
 static int32_t hopper_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
                                     int32_t config) {
     if (convnd_active_device() != CONVND_DEVICE_GPU) return 0;
-    const int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
+    int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
+    /* transposed: one launch per phase, each of about m / prod(S) rows, should fill the GPU */
+    if (p->mode == CONVND_TRANSPOSED) m /= params->s[0] * params->s[1] * params->s[2];
     const int64_t bn = convnd_hopper_bn(config);
     const int64_t tiles =
         (m + CONVND_HOPPER_BM - 1) / CONVND_HOPPER_BM * ((p->C_out + bn - 1) / bn);
@@ -128,13 +208,14 @@ static int32_t hopper_worth_routing(const convnd_problem *p, const convnd_conv_p
 }
 
 /* TMA needs 16-byte aligned tensors: element-aligned pointers that are not (valid in the API)
- * run on igemm_tc's largest configuration that fits the device instead, which handles any
- * alignment. */
+ * run on igemm_tc's (transposed: convT_tc's) largest configuration that fits the device
+ * instead, which handles any alignment. */
 static convnd_status hopper_launch(const convnd_launch_args *a) {
     if (((uintptr_t)a->x | (uintptr_t)a->w | (uintptr_t)a->y) % 16) {
         convnd_launch_args b = *a;
         b.config = convnd_gemm_tc_first_fitting((convnd_dtype)a->params.dtype);
-        return convnd_schedule_igemm_tc.launch(&b);
+        return a->params.mode == CONVND_TRANSPOSED ? convnd_schedule_convT_tc.launch(&b)
+                                                   : convnd_schedule_igemm_tc.launch(&b);
     }
     return CONVND_CALL_LAUNCHER(hopper_igemm, a);
 }

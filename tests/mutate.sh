@@ -23,7 +23,9 @@ mkdir -p "$work"
 # kernels. Mutants 6 and 9 are in the
 # staged-rows skeleton that depthwise_cl and grouped share. Mutant 14 plants a wrong XOR swizzle
 # (a permutation still, so results stay right: only bank conflicts), mutant 15 an A-fragment read
-# that ignores the swizzle the loader wrote with.
+# that ignores the swizzle the loader wrote with. Mutants 17-19 are the Hopper tier's transposed
+# mode: a phase's input offset P0' off by one, the phase's taps walked unflipped (k0 upwards),
+# and a phase no tap reaches skipping its tiles' epilogue.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -31,7 +33,7 @@ mutants=(
   "2^kernels/igemm_kernel.cuh^#include \"planted_bugs.h\"^#ifndef CONVND_PLANTED_BUG\n#define CONVND_PLANTED_BUG 2\n#endif\n#include \"planted_bugs.h\"^forced_schedules/feature_table^$early"
   "3^kernels/igemm_kernel.cuh^convnd_cp_async_wait<STAGES - 2>();^convnd_cp_async_wait<STAGES - 1>();^forced_schedules/feature_table^"
   "4^kernels/depthwise_common.cuh^if (!xrow || i2 < 0 || i2 >= (Idx)p.in[2]) {^if (!xrow || i2 < 0 || i2 > (Idx)p.in[2]) {^depthwise/*^"
-  "5^kernels/convT_geometry.cuh^const int64_t kappa = S / convT_gcd(S, D);^const int64_t kappa = S;^transposed/*^"
+  "5^kernels/convT_phase.h^    e.kappa = S / g;^    e.kappa = S;^transposed/*^"
   "6^kernels/depthwise_common.cuh^    g.runs = (p.out[2] + R - 1) / R;^    g.runs = p.out[2] / R > 0 ? p.out[2] / R : 1;^depthwise/*^"
   "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base;^extreme_geometry/sparse*^"
   "8^kernels/direct.cu^    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^    return {x + (int32_t)conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^extreme_geometry/sparse*^"
@@ -43,6 +45,9 @@ mutants=(
   "14^kernels/smem_tile.cuh^return row * CPR + (c \x5e (row & 7));^return row * CPR + (c \x5e (row & 3));^smem_swizzle/*^"
   "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
   "16^kernels/depthwise_cl.cu^    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |^    const uintptr_t ptrs = (uintptr_t)a->y |^depthwise/misaligned*^"
+  "17^kernels/hopper_igemm.cu^                    g.p0[d] = (int32_t)e.P0;^                    g.p0[d] = (int32_t)e.P0 + 1;^hopper_igemm/transposed*^"
+  "18^kernels/hopper_igemm.cu^                    g.w_tap0 += (int32_t)e.k_last * wstride[d];\n                    g.w_tap_step[d] = -(int32_t)e.kappa * wstride[d];^                    g.w_tap0 += (int32_t)(e.k_last - (e.T - 1) * e.kappa) * wstride[d];\n                    g.w_tap_step[d] = (int32_t)e.kappa * wstride[d];^hopper_igemm/transposed*^"
+  "19^kernels/hopper_igemm.cu^        convnd_wgmma_wait_group<0>();^        if (kiters == 0) continue;\n        convnd_wgmma_wait_group<0>();^hopper_igemm/transposed*^"
 )
 
 want=("$@")

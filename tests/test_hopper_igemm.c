@@ -3,7 +3,12 @@
  *   - both configurations over its whole domain (1/2/3-D, stride, dilation, asymmetric padding,
  *     tails in M, N and K, several tiles per persistent block, every epilogue variant, z == y)
  *     in f16, bf16 and f32 with TF32, against the CPU reference in every thread order;
- *   - misaligned pointers (fall back to igemm_tc, same result);
+ *   - the transposed mode (one launch per output phase, kernels/convT_phase.h) over its domain:
+ *     stride 1, 2 and 3, dilation (also sharing a factor with the stride), asymmetric and
+ *     negative padding (output_padding), phases no tap reaches (epilogue only), tails in M, N
+ *     and K, several tiles per phase, every epilogue variant, z == y, in f16 and bf16 (TF32 is
+ *     refused: the transposed weight reaches wgmma MN-major);
+ *   - misaligned pointers (fall back to igemm_tc / convT_tc, same result);
  *   - supports() refusals naming the limit. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -12,6 +17,7 @@
 
 #include "convnd.h"
 #include "test_conv_case.h"
+#include "test_duality.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
 #include "test_schedule_runs.h"
@@ -35,6 +41,34 @@ static const test_case_text hopper_cases[] = {
 };
 #define HOPPER_CASES (sizeof hopper_cases / sizeof hopper_cases[0])
 
+static const test_case_text hopper_transposed_cases[] = {
+    /* the 2x upsampling of decoders: K=4, S=2, P=1 */
+    {"tr_2d_k4_s2_bias", "tr 2d N=2 Ci=16 Co=24 I=5,6 K=4 S=2 P0=1 P1=1 x=cl w=cl bias", 0},
+    /* output_padding 1 (P1 = P0 - 1): the last row and column come from the phase's tail */
+    {"tr_2d_output_padding_relu", "tr 2d Ci=16 Co=16 I=5,4 K=3 S=2 P0=1 P1=0 x=cl w=cl act=relu",
+     0},
+    /* K tail (72 = 64 + 8 channels), N tail (40 of 128), stride 3 with dilation 2 */
+    {"tr_1d_s3_dil2_tails", "tr 1d N=2 Ci=72 Co=40 I=9 K=4 S=3 D=2 P0=2 P1=-1 x=cl w=cl", 0},
+    {"tr_3d_s2_silu", "tr 3d Ci=8 Co=16 I=3,4,3 K=3 S=2 P0=1 P1=0,1,0 x=cl w=cl bias act=silu", 0},
+    /* K < S: phases no tap reaches get bias + beta * z alone */
+    {"tr_2d_empty_phases",
+     "tr 2d Ci=8 Co=8 I=4,5 K=1,2 S=2,3 P0=0 P1=-1,-2 x=cl w=cl bias z alpha=2 beta=0.5", 0},
+    /* gcd(S, D) = 2: every other phase has no taps; alpha and gelu */
+    {"tr_2d_dil_shares_stride",
+     "tr 2d Ci=16 Co=8 I=5 K=3 S=2 D=2 P0=1 P1=0 x=cl w=cl alpha=0.5 "
+     "act=gelu",
+     0},
+    /* negative P0: phases cropped at the start (a positive lower corner) */
+    {"tr_1d_negative_p0", "tr 1d Ci=8 Co=8 I=6 K=3 S=2 P0=-1 P1=2 x=cl w=cl bias", 0},
+    /* stride 1: one phase, the flipped kernel */
+    {"tr_2d_stride1", "tr 2d Ci=8 Co=16 I=6,5 K=3,2 P0=0 P1=1 x=cl w=cl", 0},
+    /* several row and column tiles per phase: the persistent blocks walk more than one */
+    {"tr_2d_many_tiles", "tr 2d N=2 Ci=16 Co=264 I=9,8 K=4 S=2 P0=1 P1=1 x=cl w=cl bias", 0},
+    {"tr_2d_in_place_gelu",
+     "tr 2d N=2 Ci=16 Co=16 I=4,5 K=3 S=2 P0=1 P1=0 x=cl w=cl bias z alpha=0.5 beta=1 act=gelu", 1},
+};
+#define HOPPER_TRANSPOSED_CASES (sizeof hopper_transposed_cases / sizeof hopper_transposed_cases[0])
+
 #define MAX_HOPPER_CONFIGS 8
 static test_schedule_config hopper_configs[MAX_HOPPER_CONFIGS];
 
@@ -52,9 +86,55 @@ ParameterizedTest(test_schedule_config *hc, hopper_igemm, domain) {
     test_run_case_table(*hc, hopper_cases, HOPPER_CASES);
 }
 
-/* x and w one element past a 16-byte boundary: TMA cannot take them; the launch runs igemm_tc. */
-Test(hopper_igemm, misaligned_pointers_fall_back) {
-    const char *problem = "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=3 P0=1 P1=1 x=cl w=cl bias bf16";
+/* The transposed cases in f16 and bf16 (the dtypes of the transposed mode). */
+ParameterizedTestParameters(hopper_igemm, transposed) {
+    return cr_make_param_array(test_schedule_config, hopper_configs, list_hopper_configs());
+}
+
+ParameterizedTest(test_schedule_config *hc, hopper_igemm, transposed) {
+    char spec[128];
+    test_schedule_spec(*hc, spec, sizeof spec);
+    static const convnd_dtype dtypes[] = {CONVND_F16, CONVND_BF16};
+    for (size_t i = 0; i < HOPPER_TRANSPOSED_CASES; ++i)
+        for (size_t k = 0; k < 2; ++k) {
+            convnd_problem p = test_parse_valid(hopper_transposed_cases[i].problem);
+            p.dtype = dtypes[k];
+            test_run_supported_case(spec, &p, hopper_transposed_cases[i].id,
+                                    hopper_transposed_cases[i].z_in_place,
+                                    test_seed_of(hopper_transposed_cases[i].id, k));
+        }
+}
+
+/* SPEC §4 on the transposed mode: F (forward, run by direct) and its dual T (run by each Hopper
+ * configuration) satisfy <F(x), y> = <x, T(y)> within the outputs' bounds, in f16 and bf16. */
+static const char *const hopper_duality_forward[] = {
+    "fwd 2d N=2 Ci=16 Co=24 I=9,8 K=3 S=2 P0=1 P1=1 x=cl w=cl",
+    "fwd 1d Ci=8 Co=16 I=20 K=4 S=3 D=2 P0=2 P1=1 x=cl w=cl",
+    "fwd 3d Ci=8 Co=8 I=5,4,6 K=3,2,3 S=2,1,2 P0=1,0,1 P1=0,1,1 x=cl w=cl",
+};
+
+ParameterizedTestParameters(hopper_igemm, transposed_duality) {
+    return cr_make_param_array(test_schedule_config, hopper_configs, list_hopper_configs());
+}
+
+ParameterizedTest(test_schedule_config *hc, hopper_igemm, transposed_duality) {
+    char spec[128], label[192], reason[512];
+    test_schedule_spec(*hc, spec, sizeof spec);
+    const size_t n = sizeof hopper_duality_forward / sizeof hopper_duality_forward[0];
+    for (size_t i = 0; i < n; ++i) {
+        convnd_problem f = test_parse_valid(hopper_duality_forward[i]);
+        f.dtype = i % 2 ? CONVND_BF16 : CONVND_F16;
+        const convnd_problem t = test_dual_problem(&f);
+        cr_assert(convnd_schedule_supports(spec, &t, reason, sizeof reason),
+                  "%s refuses the dual of %s: %s", spec, hopper_duality_forward[i], reason);
+        snprintf(label, sizeof label, "%s duality of %s", spec, hopper_duality_forward[i]);
+        test_check_duality(&f, "direct", spec, test_seed_of(hopper_duality_forward[i], 5), label);
+    }
+}
+
+/* x and w one element past a 16-byte boundary: TMA cannot take them; the launch runs igemm_tc
+ * (forward) or convT_tc (transposed) instead, with the same result. */
+static void run_misaligned(const char *problem, const char *spec) {
     convnd_problem p = test_parse(problem);
     char err[512];
     test_conv_case c;
@@ -66,7 +146,7 @@ Test(hopper_igemm, misaligned_pointers_fall_back) {
     void *const dx = c.dx, *const dw = c.dw;
     c.dx = x;
     c.dw = w;
-    test_run_all_orders(&c, "hopper_igemm:128x128x64_s6", "misaligned x and w");
+    test_run_all_orders(&c, spec, "misaligned x and w");
     c.dx = dx;
     c.dw = dw;
     convnd_free(xb);
@@ -74,10 +154,32 @@ Test(hopper_igemm, misaligned_pointers_fall_back) {
     test_case_free(&c);
 }
 
+Test(hopper_igemm, misaligned_pointers_fall_back) {
+    run_misaligned("fwd 2d N=2 Ci=16 Co=24 I=7,6 K=3 P0=1 P1=1 x=cl w=cl bias bf16",
+                   "hopper_igemm:128x128x64_s6");
+    run_misaligned("tr 2d N=2 Ci=16 Co=24 I=5,4 K=4 S=2 P0=1 P1=1 x=cl w=cl bias f16",
+                   "hopper_igemm:128x256x64_s4");
+}
+
 Test(hopper_igemm, refusals_name_the_limit) {
     const char *s = "hopper_igemm";
-    test_expect_refusal(s, "tr 2d Ci=16 Co=16 I=8 K=3 S=2 x=cl w=cl", CONVND_BF16,
-                        CONVND_MATH_DEFAULT, "forward convolution only");
+    test_expect_refusal(s, "wg 2d Ci=16 Co=16 I=8 K=3 x=cl w=cl", CONVND_BF16, CONVND_MATH_DEFAULT,
+                        "forward and transposed");
+    test_expect_refusal(s, "tr 2d Ci=16 Co=16 I=8 K=3 S=2 x=cl w=cl", CONVND_F32,
+                        CONVND_MATH_ALLOW_TF32, "K-major operands only");
+    test_expect_refusal(s, "tr 1d Ci=16 Co=16 I=8 K=3 S=17 x=cl w=cl", CONVND_BF16,
+                        CONVND_MATH_DEFAULT, "stride[0]=17");
+    test_expect_refusal(s, "tr 3d Ci=16 Co=16 I=4 K=2 S=5 x=cl w=cl", CONVND_BF16,
+                        CONVND_MATH_DEFAULT, "125 output phases");
+    /* phase 0 of K=3, S=2, P0=300: P0' = (2 - 300) / 2 = -149, a lower corner past 127 */
+    test_expect_refusal(s, "tr 2d Ci=16 Co=16 I=8 K=3 S=2 P0=300 P1=-300 x=cl w=cl", CONVND_BF16,
+                        CONVND_MATH_DEFAULT, "output phase");
+    test_expect_refusal(s, "tr 3d Ci=16 Co=16 I=4 K=20 S=2 D=4 x=cl w=cl", CONVND_BF16,
+                        CONVND_MATH_DEFAULT, "dilated filter extent");
+    test_expect_refusal(s, "tr 2d Ci=12 Co=16 I=8 K=3 S=2 x=cl w=cl", CONVND_BF16,
+                        CONVND_MATH_DEFAULT, "C_in=12");
+    test_expect_refusal(s, "tr 2d Ci=16 Co=16 g=2 I=8 K=3 S=2 x=cl w=cl", CONVND_BF16,
+                        CONVND_MATH_DEFAULT, "groups=2");
     test_expect_refusal(s, "fwd 2d Ci=16 Co=16 I=8 K=3 x=cl w=cl", CONVND_F32, CONVND_MATH_DEFAULT,
                         "allow_tf32");
     test_expect_refusal(s, "fwd 2d Ci=16 Co=16 g=2 I=8 K=3 x=cl w=cl", CONVND_BF16,

@@ -99,12 +99,20 @@ const test_case_text test_feature_table[] = {
     {"1d_stride_2pow32", "fwd 1d Ci=2 Co=3 I=10 K=3 S=4294967296 P0=0 P1=4294967296 bias", 0},
     {"1d_tr_stride_2pow32", "tr 1d Ci=2 Co=3 I=2 K=3 S=4294967296 P0=0 P1=4294967296", 0},
     {"2d_pad_3e9_crop", "fwd 2d Ci=3 Co=2 I=5,6 K=3 P0=3000000000,1 P1=-2999999998,1", 0},
-    /* dense channels-last with channels in whole 16-byte rows and padding >= 0: the domain of
-     * the Hopper tier (TMA im2col), which refuses every other row of this table */
+    /* dense channels-last with channels in whole 16-byte rows: the domain of the Hopper tier
+     * (TMA im2col; forward with padding >= 0, transposed in f16/bf16, one forward view per
+     * output phase), which refuses most other rows of this table */
     {"tma_2d_bf16_cl_bias", "fwd 2d N=2 Ci=16 Co=24 I=7,6 K=3 P0=1 P1=1 bf16 x=cl w=cl bias", 0},
     {"tma_3d_f16_causal_cl",
      "fwd 3d Ci=8 Co=16 I=3,4,5 K=3 P0=2,1,1 P1=0,1,1 f16 x=cl w=cl z beta=1 act=silu", 0},
     {"tma_1d_tf32_cl_s2", "fwd 1d N=2 Ci=8 Co=12 I=20 K=3 S=2 P0=1 P1=0 tf32 x=cl w=cl", 0},
+    {"tma_tr_2d_bf16_output_padding",
+     "tr 2d N=2 Ci=16 Co=24 I=5,4 K=3 S=2 P0=1 P1=0 bf16 x=cl w=cl bias z beta=0.5 act=silu", 0},
+    /* K < S with dilation: output phase 0 has no taps (epilogue only) */
+    {"tma_tr_1d_f16_s3_empty_phase",
+     "tr 1d Ci=8 Co=16 I=7 K=2 S=3 D=2 P0=1 P1=-2 f16 x=cl w=cl bias", 0},
+    {"tma_tr_3d_bf16_in_place",
+     "tr 3d Ci=8 Co=8 I=2,3,3 K=3 S=2,1,2 P0=1 P1=0 bf16 x=cl w=cl bias z beta=1 act=relu", 1},
     /* zero sizes */
     {"zero_batch", "fwd 2d N=0 Ci=3 Co=4 I=5 K=3", 0},
     {"zero_out_channels", "fwd 2d Ci=3 Co=0 I=5 K=3", 0},
