@@ -28,13 +28,7 @@ template <int NUM, bool TRANS> void check_ldmatrix() {
     const uint16_t salt = (uint16_t)test_rng_next(&rng);
     for (int e = 0; e < 64 * NUM; ++e)
         ids[e] = (uint16_t)(e * 0x9E37 + salt); /* distinct: odd multiplier mod 2^16 */
-    for (int r = 0; r < 32; ++r)
-        slot_of_row[r] = r;
-    for (int r = 31; r > 0; --r) { /* rows at shuffled slots */
-        const int j = (int)test_rng_int(&rng, 0, r), tmp = slot_of_row[r];
-        slot_of_row[r] = slot_of_row[j];
-        slot_of_row[j] = tmp;
-    }
+    emu_shuffled_slots(slot_of_row, 32, &rng);  /* rows at shuffled slots */
     for (int o = 0; o < test_order_count(); ++o) {
         test_order_apply(o);
         memset(out.p, 0xFF, 32 * NUM * sizeof(uint32_t));

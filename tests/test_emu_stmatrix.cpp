@@ -29,13 +29,7 @@ template <int NUM, bool TRANS> void check_stmatrix() {
     for (int e = 0; e < 32 * NUM; ++e) /* distinct halves: odd multipliers mod 2^16 */
         in[e] = ((uint32_t)(2 * e) * 0x9E37u + salt) % 65536u |
                 (((uint32_t)(2 * e + 1) * 0x9E37u + salt) % 65536u) << 16;
-    for (int r = 0; r < 32; ++r)
-        slot_of_row[r] = r;
-    for (int r = 31; r > 0; --r) { /* rows at shuffled slots */
-        const int j = (int)test_rng_int(&rng, 0, r), tmp = slot_of_row[r];
-        slot_of_row[r] = slot_of_row[j];
-        slot_of_row[j] = tmp;
-    }
+    emu_shuffled_slots(slot_of_row, 32, &rng); /* rows at shuffled slots */
     for (int o = 0; o < test_order_count(); ++o) {
         test_order_apply(o);
         memset(out.p, 0xFF, 64 * NUM * sizeof(uint16_t));

@@ -10,6 +10,9 @@
 #include <criterion/criterion.h>
 
 #include "convnd.h"
+extern "C" {
+#include "test_random.h"
+}
 
 /* Host buffers the kernels use directly (device memory is host memory on the emulated device),
  * 64-byte aligned as cudaMalloc's would be (WMMA needs 32). */
@@ -25,6 +28,18 @@ template <typename T> struct emu_buffer {
     emu_buffer &operator=(const emu_buffer &) = delete;
     T &operator[](size_t i) { return p[i]; }
 };
+
+/* slot[r] for rows r = 0..n-1: a random permutation (Fisher-Yates), so that a primitive taking one
+ * row address per lane is fed rows at scattered places rather than in order. */
+static inline void emu_shuffled_slots(emu_buffer<int> &slot, int n, test_rng *rng) {
+    for (int r = 0; r < n; ++r)
+        slot[r] = r;
+    for (int r = n - 1; r > 0; --r) {
+        const int j = (int)test_rng_int(rng, 0, r), tmp = slot[r];
+        slot[r] = slot[j];
+        slot[j] = tmp;
+    }
+}
 
 static inline const char *emu_order_name(convnd_emu_order o) {
     return o == CONVND_EMU_FORWARD ? "forward" : o == CONVND_EMU_REVERSE ? "reverse" : "shuffle";

@@ -256,27 +256,16 @@ static int configure(const golden_case *c, convnd_problem *p) {
     return ok;
 }
 
-/* n fixture values from inputs.f32 at offset key, converted to dtype dt (exactly: the generator
- * rounded them to dt). NULL when absent (offset -1) or out of range (*ok cleared). */
+/* n fixture values at offset key in dtype dt (golden_tensor); NULL when absent, *ok cleared
+ * (with the reason) when out of range or not exact in dt. */
 static void *fixture_tensor(const golden_case *c, const char *key, int64_t n, convnd_dtype dt,
                             int *ok) {
-    int64_t off = -1;
-    if (!golden_int(c, key, &off) || off < -1 || off + n > fixtures.n_inputs) {
-        *ok = 0;
-        return NULL;
-    }
-    if (off < 0) return NULL;
-    void *out = malloc(convnd_ref_dtype_size(dt) * (size_t)(n > 0 ? n : 1));
-    if (!out) {
-        *ok = 0;
-        return NULL;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        double v = fixtures.inputs[off + i];
-        convnd_ref_store(dt, out, i, v);
-        if (convnd_ref_load(dt, out, i) != v) *ok = 0; /* not representable: a fixture bug */
-    }
-    return out;
+    char err[256] = "";
+    void *t = NULL;
+    const int got = golden_tensor(&fixtures, c, key, n, dt, &t, err, sizeof err);
+    cr_expect(got, "%s", err);
+    if (!got) *ok = 0;
+    return t;
 }
 
 static int64_t shape_numel(const golden_case *c, const char *key) {

@@ -76,14 +76,12 @@ static convnd_problem bind_case(const golden_case *c) {
     return q;
 }
 
-/* n fixture floats from offset off, stored in dt (exact: the generator rounded them to dt). */
-static void *host_tensor(convnd_dtype dt, int64_t off, int64_t n) {
-    cr_assert(off >= 0 && off + n <= fixtures.n_inputs);
-    void *h = calloc((size_t)(n > 0 ? n : 1), convnd_ref_dtype_size(dt));
-    cr_assert(h);
-    for (int64_t i = 0; i < n; ++i)
-        convnd_ref_store(dt, h, i, fixtures.inputs[off + i]);
-    return h;
+/* n fixture values at offset key, stored in dt (golden_tensor: exact, present). */
+static void *host_tensor(const golden_case *c, const char *key, convnd_dtype dt, int64_t n) {
+    char err[256] = "";
+    void *t = NULL;
+    cr_assert(golden_tensor(&fixtures, c, key, n, dt, &t, err, sizeof err) && t, "%s %s", err, key);
+    return t;
 }
 
 static int64_t numel(const convnd_problem *p, convnd_tensor t) {
@@ -159,9 +157,9 @@ Test(golden_backward, autograd_dx_and_dw) {
         cr_assert_eq(convnd_tensor_describe(&p, CONVND_Y, &yd), CONVND_OK);
         cr_assert(yd.rank == y.rank && memcmp(yd.shape, y.v, sizeof(int64_t) * (size_t)y.rank) == 0,
                   "%s: y shape differs from PyTorch's", c->name);
-        void *x = host_tensor(p.dtype, offset_of(c, "xo"), numel(&p, CONVND_X));
-        void *w = host_tensor(p.dtype, offset_of(c, "wo"), numel(&p, CONVND_W));
-        void *dy = host_tensor(p.dtype, offset_of(c, "dyo"), yd.numel);
+        void *x = host_tensor(c, "xo", p.dtype, numel(&p, CONVND_X));
+        void *w = host_tensor(c, "wo", p.dtype, numel(&p, CONVND_W));
+        void *dy = host_tensor(c, "dyo", p.dtype, yd.numel);
         const double *dx = fixtures.expected + offset_of(c, "dxo");
         const double *dw = fixtures.expected + offset_of(c, "dwo");
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "convnd_ref.h"
 #include "golden/golden_fixture.h"
 
 /* The whole file in a NUL-terminated buffer; *bytes gets its size. */
@@ -146,4 +147,38 @@ int golden_real(const golden_case *c, const char *key, double *out) {
     char *end;
     *out = strtod(v, &end);
     return end != v && *end == '\0';
+}
+
+int golden_tensor(const golden_set *set, const golden_case *c, const char *key, int64_t n,
+                  int32_t dtype, void **out, char *err, size_t err_len) {
+    *out = NULL;
+    int64_t off = -1;
+    if (!golden_int(c, key, &off) || off < -1) {
+        snprintf(err, err_len, "%s: no offset %s", c->name, key);
+        return 0;
+    }
+    if (off < 0) return 1;
+    if (n < 0 || off + n > set->n_inputs) {
+        snprintf(err, err_len, "%s: %s=%lld + %lld values past inputs.f32 (%lld)", c->name, key,
+                 (long long)off, (long long)n, (long long)set->n_inputs);
+        return 0;
+    }
+    const convnd_dtype dt = (convnd_dtype)dtype;
+    void *t = malloc(convnd_ref_dtype_size(dt) * (size_t)(n > 0 ? n : 1));
+    if (!t) {
+        snprintf(err, err_len, "%s: no memory for %s", c->name, key);
+        return 0;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const double v = set->inputs[off + i];
+        convnd_ref_store(dt, t, i, v);
+        if (convnd_ref_load(dt, t, i) != v) {
+            snprintf(err, err_len, "%s: %s[%lld] = %.9g is not exact in the dtype", c->name, key,
+                     (long long)i, v);
+            free(t);
+            return 0;
+        }
+    }
+    *out = t;
+    return 1;
 }

@@ -69,22 +69,12 @@ static int64_t gint(const golden_case *c, const char *key) {
     return v;
 }
 
-/* n fixture values at inputs.f32 offset key, stored in dt: exactly, since the generator rounded
- * them to dt. NULL when the offset is -1. */
+/* n fixture values at offset key, stored in dt (golden_tensor: exact); NULL when absent. */
 static void *fixture_tensor(const golden_case *c, const char *key, int64_t n, convnd_dtype dt) {
-    const int64_t off = gint(c, key);
-    if (off < 0) return NULL;
-    cr_assert(off + n <= fixtures.n_inputs, "%s: %s=%lld + %lld values past inputs.f32", c->name,
-              key, (long long)off, (long long)n);
-    void *out = malloc(convnd_ref_dtype_size(dt) * (size_t)(n > 0 ? n : 1));
-    cr_assert(out);
-    for (int64_t i = 0; i < n; ++i) {
-        const double v = fixtures.inputs[off + i];
-        convnd_ref_store(dt, out, i, v);
-        cr_assert(convnd_ref_load(dt, out, i) == v, "%s: %s[%lld] = %.9g is not exact in the dtype",
-                  c->name, key, (long long)i, v);
-    }
-    return out;
+    char err[256] = "";
+    void *t = NULL;
+    cr_assert(golden_tensor(&fixtures, c, key, n, dt, &t, err, sizeof err), "%s", err);
+    return t;
 }
 
 /* The problem text of the case ("problem=" with ';' for spaces), parsed and validated. */

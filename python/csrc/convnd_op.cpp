@@ -155,6 +155,22 @@ void check_list(c10::IntArrayRef v, int64_t dims, const char *name) {
                       v.size(), " entries; expected ", dims, " (one per spatial dim)");
 }
 
+// The checks conv_nd and conv_nd_wgrad share: one entry per spatial dim in each geometry list,
+// and the second tensor (w or dy, named `other`) of x's dtype and device.
+void check_geometry_and_pair(c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                             c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                             int64_t dims, const at::Tensor &x, const at::Tensor &t,
+                             const char *other) {
+    check_list(stride, dims, "stride");
+    check_list(dilation, dims, "dilation");
+    check_list(padding_before, dims, "padding_before");
+    check_list(padding_after, dims, "padding_after");
+    TORCH_CHECK_VALUE(x.scalar_type() == t.scalar_type(), "convnd: x has dtype ", x.scalar_type(),
+                      " but ", other, " has dtype ", t.scalar_type());
+    TORCH_CHECK_VALUE(x.device() == t.device(), "convnd: x is on ", x.device(), " but ", other,
+                      " is on ", t.device());
+}
+
 struct Call {
     convnd_problem p;
     at::Tensor x, w, bias, z; // bias/z undefined when absent
@@ -177,14 +193,7 @@ Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<a
     TORCH_CHECK_VALUE(mode == CONVND_FORWARD || mode == CONVND_TRANSPOSED, "convnd: mode=", mode,
                       " must be 0 (forward) or 1 (transposed); the weight gradient (mode 2) is "
                       "torch.ops.convnd.conv_nd_wgrad");
-    check_list(stride, dims, "stride");
-    check_list(dilation, dims, "dilation");
-    check_list(padding_before, dims, "padding_before");
-    check_list(padding_after, dims, "padding_after");
-    TORCH_CHECK_VALUE(x_in.scalar_type() == w_in.scalar_type(), "convnd: x has dtype ",
-                      x_in.scalar_type(), " but w has dtype ", w_in.scalar_type());
-    TORCH_CHECK_VALUE(x_in.device() == w_in.device(), "convnd: x is on ", x_in.device(),
-                      " but w is on ", w_in.device());
+    check_geometry_and_pair(stride, dilation, padding_before, padding_after, dims, x_in, w_in, "w");
 
     convnd_problem &p = c.p;
     convnd_problem_init(&p, (int32_t)dims);
@@ -271,14 +280,7 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntA
     TORCH_CHECK_VALUE(mode == CONVND_FORWARD || mode == CONVND_TRANSPOSED, "convnd: mode=", mode,
                       " must be 0 (the weight gradient of a forward conv) or 1 (of a transposed "
                       "conv)");
-    check_list(stride, dims, "stride");
-    check_list(dilation, dims, "dilation");
-    check_list(padding_before, dims, "padding_before");
-    check_list(padding_after, dims, "padding_after");
-    TORCH_CHECK_VALUE(x.scalar_type() == dy.scalar_type(), "convnd: x has dtype ", x.scalar_type(),
-                      " but dy has dtype ", dy.scalar_type());
-    TORCH_CHECK_VALUE(x.device() == dy.device(), "convnd: x is on ", x.device(), " but dy is on ",
-                      dy.device());
+    check_geometry_and_pair(stride, dilation, padding_before, padding_after, dims, x, dy, "dy");
 
     // The problem whose weight gradient is asked for, with dy in its y's place.
     convnd_problem p;

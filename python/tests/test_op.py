@@ -228,6 +228,19 @@ BAD = [
      NotImplementedError, ["depthwise", "does not support"]),
     ("stride list length", lambda x, w: cf.conv2d(x, w, stride=(1, 2, 3)), ValueError,
      ["stride", "expected 2"]),
+    ("w dtype differs from x",
+     lambda x, w: torch.ops.convnd.conv_nd(x, w.half(), None, None, [1, 1], [1, 1], [0, 0],
+                                           [0, 0]),
+     ValueError, ["x has dtype Float but w has dtype Half"]),
+    ("wgrad dy dtype differs from x",
+     lambda x, w: torch.ops.convnd.conv_nd_wgrad(x, torch.randn(1, 4, 4, 4).bfloat16(),
+                                                 [4, 3, 3, 3], None, [1, 1], [1, 1], [0, 0],
+                                                 [0, 0]),
+     ValueError, ["x has dtype Float but dy has dtype BFloat16"]),
+    ("wgrad padding list length",
+     lambda x, w: torch.ops.convnd.conv_nd_wgrad(x, torch.randn(1, 4, 4, 4), [4, 3, 3, 3], None,
+                                                 [1, 1], [1, 1], [0], [0, 0]),
+     ValueError, ["padding_before", "expected 2"]),
 ]
 
 

@@ -41,4 +41,11 @@ int golden_ints(const golden_case *c, const char *key, int64_t *out, int max);
 int golden_int(const golden_case *c, const char *key, int64_t *out);
 int golden_real(const golden_case *c, const char *key, double *out);
 
+/* The n values of set->inputs at the offset named by key, stored in dtype (a convnd_dtype):
+ * exactly, since the generator rounded them to it. Returns 1 with *out (malloc'd; NULL when the
+ * offset is -1: the tensor is absent), or 0 with a reason (no such key, the values run past
+ * inputs.f32, a value not exact in the dtype, no memory). */
+int golden_tensor(const golden_set *set, const golden_case *c, const char *key, int64_t n,
+                  int32_t dtype, void **out, char *err, size_t err_len);
+
 #endif
