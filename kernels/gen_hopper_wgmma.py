@@ -35,3 +35,6 @@ out += ["template <typename T, int N, bool TRANS_B = false>",
         "                                             int scale_d) {",
         "    convnd_wgmma_gpu<T, N, TRANS_B>::run(d, desc_a, desc_b, scale_d);", "}", "", "#endif", ""]
 open("kernels/hopper_wgmma_gpu.cuh", "w").write("\n".join(out))
+# the repository's style (.clang-format), like every other source file
+import subprocess
+subprocess.run(["clang-format", "-i", "kernels/hopper_wgmma_gpu.cuh"], check=True)
