@@ -244,8 +244,11 @@ void convnd_emu_bulk_wait_group(uint32_t pending) {
         copy_ctx c = {h, m, o->smem};
         visit(m, o, store_one, &c);
     }
-    memmove(q->ops, q->ops + done, (q->num - done) * sizeof *q->ops);
-    q->num -= done;
+    /* an empty queue has no array yet: memmove from a null pointer is undefined */
+    if (done) {
+        memmove(q->ops, q->ops + done, (q->num - done) * sizeof *q->ops);
+        q->num -= done;
+    }
 }
 
 void convnd_emu_tma_reset(convnd_emu_hopper *h) {

@@ -296,8 +296,11 @@ static void wait_fn(convnd_emu_hopper *h, uint32_t wg, void *const *args) {
         perform(q, q->ops[done]);
         free_op(q->ops[done++]);
     }
-    memmove(q->ops, q->ops + done, (q->num - done) * sizeof *q->ops);
-    q->num -= done;
+    /* an empty queue has no array yet: memmove from a null pointer is undefined */
+    if (done) {
+        memmove(q->ops, q->ops + done, (q->num - done) * sizeof *q->ops);
+        q->num -= done;
+    }
     for (uint32_t i = 0; i < CONVND_EMU_WARPGROUP; ++i)
         h->wgmma_fenced[wg * CONVND_EMU_WARPGROUP + i] = 0;
 }
