@@ -58,6 +58,12 @@ static const test_case_text io_cases[] = {
     {"gemm_cf_groups_f32", "fwd 2d N=1 Ci=16 Co=16 g=2 I=5,4 K=3 P0=1 P1=1 axis=1 pre=2 st=2", 0},
     {"gemm_x_cl_w_cf_f16",
      "fwd 2d N=2 Ci=8 Co=8 I=3,4 K=2,3 P0=0,1 P1=1,1 f16 x=cl w=cf axis=0 pre=2", 0},
+    /* a state far larger than one column of blocks covers, over a grid of 2 column blocks
+     * (BN = 64) and 2 groups: every block writes its share */
+    {"gemm_wide_state_bf16_cl",
+     "fwd 1d N=4 Ci=32 Co=160 g=2 I=6 K=3 P0=2 bf16 x=cl w=cl axis=0 pre=2 st=40", 0},
+    {"gemm_wide_state_f32_cl", "fwd 1d N=4 Ci=16 Co=80 I=6 K=3 P0=2 x=cl w=cl axis=0 pre=2 st=40",
+     0},
     /* a state only, on the GEMM shapes; a state longer than X */
     {"gemm_state_only_f16_cl", "fwd 2d N=1 Ci=8 Co=8 I=4,5 K=3 P0=1 P1=1 f16 x=cl w=cl axis=0 st=6",
      0},
