@@ -2,40 +2,18 @@
  * y's memory order, f32 accumulation with fmaf in a fixed order (taps k0, k1, k2 outermost,
  * then the group's input channels). It supports every valid problem of the SPEC — both modes,
  * 1/2/3-D, groups, dilation, negative padding, any x/w/y layouts and views (via strides, SPEC
- * §11), a prefix input and a state output (SPEC §12), f32/f16/bf16, the fused epilogue and
+ * §11), a prefix input and a state output (SPEC §12; the mapping in io_axis.cuh, shared with
+ * the implicit GEMM's prefix kernel), f32/f16/bf16, the fused epilogue and
  * z == y in place — and is the planner's fallback. Not fast: it reads
  * each input once per output that uses it; the fast schedules are elsewhere. */
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
+#include "io_axis.cuh"
 #include "launchers.h"
 #include "error.h"
 
 namespace CONVND_NS {
-
-/* Where tap (i0, i1, i2) of input channels [ci0, ...) lives: in x, or, for a position before x
- * along the prefix axis, in the prefix (SPEC §12: X = cat(prefix, x)); the pointer of channel
- * ci0 and the channel stride. */
-template <typename T, typename Idx> struct direct_tap {
-    const T *at;
-    Idx c_stride;
-};
-
-template <typename T, typename Idx>
-__device__ __forceinline__ direct_tap<T, Idx> direct_input_tap(const convnd_conv_params &p,
-                                                               const T *x, const T *prefix, Idx n,
-                                                               Idx ci0, Idx i0, Idx i1, Idx i2) {
-    if (p.io_dim >= 0) {
-        const Idx along = p.io_dim == 0 ? i0 : p.io_dim == 1 ? i1 : i2;
-        if (along < (Idx)p.prefix_len)
-            return {prefix + conv_offset<Idx>(p.ps, n, ci0, i0, i1, i2), (Idx)p.ps[1]};
-        const Idx shift = (Idx)p.prefix_len; /* x starts prefix_len positions into X */
-        i0 -= p.io_dim == 0 ? shift : 0;
-        i1 -= p.io_dim == 1 ? shift : 0;
-        i2 -= p.io_dim == 2 ? shift : 0;
-    }
-    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};
-}
 
 /* Forward (SPEC §2) accumulator of output (n, co, o). */
 template <typename T, typename Idx>
@@ -58,8 +36,8 @@ direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T
                 Idx i2;
                 if (!conv_forward_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2], p.in[2], i2))
                     continue;
-                const direct_tap<T, Idx> xp =
-                    direct_input_tap<T, Idx>(p, x, prefix, at.n, ci0, i0, i1, i2);
+                const io_axis_tap<T, Idx> xp =
+                    io_axis_input_tap<T, Idx>(p, x, prefix, at.n, ci0, i0, i1, i2);
                 const T *wp = w + w_c + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
                 for (Idx cl = 0; cl < cin_g; ++cl)
                     acc = fmaf(conv_load(xp.at, cl * xp.c_stride), conv_load(wp, cl * ws_c), acc);
@@ -104,31 +82,6 @@ direct_transposed_acc(const convnd_conv_params &p, const T *__restrict__ x, cons
     return acc;
 }
 
-/* State element `linear` (SPEC §12): state[..., j, ...] = X[..., I_X - T_s + j, ...] along the
- * prefix axis, zero before X's start. The state has x's shape with T_s on that axis and is
- * enumerated row-major over its logical dims. */
-template <typename T, typename Idx>
-__device__ __forceinline__ void direct_state_element(const convnd_conv_params &p, const T *x,
-                                                     const T *prefix, T *state, Idx linear) {
-    Idx pos[3], len[3];
-    for (int t = 0; t < 3; ++t)
-        len[t] = t == p.io_dim ? (Idx)p.state_len : (Idx)p.in[t];
-    for (int t = 2; t >= 0; --t) {
-        pos[t] = linear % len[t];
-        linear /= len[t];
-    }
-    const Idx c = linear % (Idx)p.C_in, n = linear / (Idx)p.C_in;
-    const Idx s_off = conv_offset<Idx>(p.ss, n, c, pos[0], pos[1], pos[2]);
-    const Idx src = pos[p.io_dim] + (Idx)p.in[p.io_dim] - (Idx)p.state_len; /* position in X */
-    float v = 0.0f;
-    if (src >= 0) {
-        pos[p.io_dim] = src;
-        v = conv_load(direct_input_tap<T, Idx>(p, x, prefix, n, c, pos[0], pos[1], pos[2]).at,
-                      (Idx)0);
-    }
-    conv_store(state, s_off, v);
-}
-
 /* z may be y (in place), so neither carries __restrict__. The grid-stride loop covers y, then
  * the state (SPEC §12), in one launch. */
 template <typename T, typename Idx>
@@ -140,7 +93,7 @@ __global__ void direct_conv_kernel(const convnd_conv_params p, const T *__restri
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
          linear += step) {
         if (linear >= outputs) {
-            direct_state_element<T, Idx>(p, x, prefix, state, linear - outputs);
+            io_axis_state_element<T, Idx>(p, x, prefix, state, linear - outputs);
             continue;
         }
         const conv_out_index<Idx> at = conv_output_index<Idx>(p, linear);

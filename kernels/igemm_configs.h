@@ -28,6 +28,11 @@
  * a configuration x dtype that needs more is not built, and supports() refuses it. */
 #define CONVND_IGEMM_MAX_SMEM 232448
 
+/* A prefix input or a state output (SPEC §12) runs a separate kernel instance (igemm_io_kernel),
+ * built for the configurations with k-tiles of at most this many channels (all of igemm_simt's,
+ * igemm_tc's three smaller ones); supports() refuses the others with that reason. */
+#define CONVND_IGEMM_IO_MAX_BK 32
+
 #define CONVND_IGEMM_SIMT_CONFIGS(X)                                                               \
     X(128x128x8_s3, 128, 128, 8, 8, 8, 3)                                                          \
     X(64x64x8_s3, 64, 64, 8, 4, 4, 3)                                                              \

@@ -51,6 +51,27 @@ __host__ inline igemm_geometry igemm_make_geometry(const convnd_conv_params &p, 
     return g;
 }
 
+/* The prefix kernel's (igemm_io_kernel) view of SPEC §12: I[io_dim] above counts X = cat(prefix,
+ * x); the first prefix_len positions along padded dim io_dim are the prefix's, at strides ps.
+ * An empty struct stands for "no prefix" (igemm_block_tile's default). */
+struct igemm_io_geometry {
+    const void *prefix;
+    int32_t io_dim, prefix_len;
+    int32_t ps[5];
+};
+struct igemm_no_io {};
+
+__host__ inline igemm_io_geometry igemm_make_io_geometry(const convnd_conv_params &p,
+                                                         const void *prefix) {
+    igemm_io_geometry io;
+    io.prefix = prefix;
+    io.io_dim = p.io_dim;
+    io.prefix_len = (int32_t)p.prefix_len;
+    for (int i = 0; i < 5; ++i)
+        io.ps[i] = (int32_t)p.ps[i];
+    return io;
+}
+
 /* A GEMM row split into its batch index and output coordinates. */
 struct igemm_row {
     int32_t n, o[3];

@@ -13,6 +13,7 @@
 #define CONVND_IGEMM_KERNEL_CUH
 
 #include <stdint.h>
+#include <type_traits>
 #include "conv_index.cuh"
 #include "igemm_geometry.cuh"
 #include "igemm_load.cuh"
@@ -52,11 +53,13 @@ template <typename T, class Mma, int BM, int BN, int STAGES> struct igemm_smem_l
  * Loaders: a class with member types A and B (igemm_loaders). z may be y (in place), so neither
  * carries __restrict__. y_base: added to every row's y (and z) offset (a transposed phase's
  * first output), so that y and z stay the kernel's parameters rather than registers. */
-template <typename T, class Mma, int BM, int BN, int BK, int STAGES, class Loaders>
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES, class Loaders,
+          class Io = igemm_no_io>
 __device__ __forceinline__ void
 igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m0, int32_t n0,
                  int32_t group, const T *__restrict__ x, const T *__restrict__ w,
-                 const T *__restrict__ bias, const T *z, T *y, int32_t y_base = 0) {
+                 const T *__restrict__ bias, const T *z, T *y, int32_t y_base = 0,
+                 const Io &io = Io()) {
     using layout = igemm_smem_layout<T, Mma, BM, BN, STAGES>;
     using loaders = Loaders;
     constexpr int THREADS = Mma::THREADS;
@@ -85,6 +88,7 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
 
     typename loaders::A load_a;
     typename loaders::B load_b;
+    if constexpr (!std::is_same<Io, igemm_no_io>::value) load_a.init_io(io); /* the prefix */
     load_a.init(g, m0, group, tid);
     load_b.init(g, n0, group, tid);
     Mma mma;
@@ -198,11 +202,11 @@ __host__ convnd_status igemm_launch_path(const convnd_launch_args *a, const igem
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES>
 __host__ convnd_status igemm_launch_tile(const convnd_launch_args *a, const char *name) {
     const convnd_conv_params &p = a->params;
-    if (p.mode != CONVND_FORWARD || conv_needs_index64(p))
+    if (p.mode != CONVND_FORWARD || conv_needs_index64(p) || p.io_dim >= 0)
         return convnd_error(CONVND_ERR_INTERNAL,
                             "%s: launched on a problem it does not support (mode %d, 64-bit "
-                            "indices %d)",
-                            name, (int)p.mode, (int)conv_needs_index64(p));
+                            "indices %d, prefix/state axis %d: igemm_io_launch_tile's)",
+                            name, (int)p.mode, (int)conv_needs_index64(p), (int)p.io_dim);
     if (p.N == 0 || p.cout_g == 0 || p.y_numel == 0) return CONVND_OK;
     const igemm_geometry g = igemm_make_geometry(p, BK);
     const int64_t tiles_n = (p.cout_g + BN - 1) / BN;

@@ -5,7 +5,7 @@
 #define CONVND_IGEMM_TC_CUH
 
 #include "igemm_configs.h"
-#include "igemm_kernel.cuh"
+#include "igemm_io.cuh"
 
 namespace CONVND_NS {
 
@@ -14,8 +14,11 @@ template <typename T> __host__ convnd_status igemm_tc_launch(const convnd_launch
 #define CONVND_IGEMM_TC_LAUNCH(cname, BM, BN, BK, WARPS_M, WARPS_N, STAGES)                        \
     if (a->config == index++) {                                                                    \
         using mma = igemm_tc_mma<T, BM, BN, BK, WARPS_M, WARPS_N>;                                 \
-        if constexpr (igemm_smem_layout<T, mma, BM, BN, STAGES>::BYTES <= CONVND_IGEMM_MAX_SMEM)   \
+        if constexpr (igemm_smem_layout<T, mma, BM, BN, STAGES>::BYTES <= CONVND_IGEMM_MAX_SMEM) { \
+            if (a->params.io_dim >= 0)                                                             \
+                return igemm_io_launch_tile<T, mma, BM, BN, BK, STAGES>(a, "igemm_tc:" #cname);    \
             return igemm_launch_tile<T, mma, BM, BN, BK, STAGES>(a, "igemm_tc:" #cname);           \
+        }                                                                                          \
         return convnd_error(CONVND_ERR_INTERNAL,                                                   \
                             "igemm_tc:" #cname ": not built for %d-byte "                          \
                             "elements (too much shared memory)",                                   \

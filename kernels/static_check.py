@@ -51,6 +51,8 @@ RULES = [
     ("LDSM", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<(?:__half|__nv_bfloat16),"), "ldsm"),
     # igemm_kernel<T, Mma, BM, BN, BK, STAGES, PATH>: PATH 1 and 2 are the 16-byte vector paths
     ("LDG128", re.compile(r"igemm_kernel<.*, [12]>\("), "ldg128"),
+    # igemm_io_kernel<..., PATH> (the prefix/state instances): PATH 1 is the vector path
+    ("LDG128", re.compile(r"igemm_io_kernel<.*, 1>\("), "ldg128"),
     # convT_kernel<..., PATH> (kernels/convT_kernel.cuh): likewise
     ("LDG128", re.compile(r"convT_kernel<.*, [12]>\("), "ldg128"),
     # depthwise_cl / depthwise_stream / grouped kernels with VECIO = true: 16-byte channel vectors
@@ -144,8 +146,8 @@ def parse_sass(functions):
     return counts
 
 
-IGEMM_KERNEL = re.compile(  # also the transposed convT_kernel, which shares the layout
-    r"(?:igemm|convT)_kernel<(\w+), [\w:]+<[^>]*>, (\d+), (\d+), (\d+), (\d+), (\d+)>\(")
+IGEMM_KERNEL = re.compile(  # also convT_kernel and the prefix igemm_io_kernel: the same layout
+    r"(?:igemm|igemm_io|convT)_kernel<(\w+), [\w:]+<[^>]*>, (\d+), (\d+), (\d+), (\d+), (\d+)>\(")
 
 
 def dynamic_smem(demangled):

@@ -20,6 +20,9 @@ typedef struct convnd_gemm_family {
                        size_t reason_len);
     convnd_launcher tc[3]; /* by dtype: f16, bf16, f32 (TF32) */
     convnd_launcher simt;
+    /* 1 when the family's kernels read a prefix and write a state (SPEC §12) on the
+     * configurations with BK <= CONVND_IGEMM_IO_MAX_BK */
+    int32_t prefix_state;
 } convnd_gemm_family;
 
 int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
@@ -54,13 +57,18 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
         .workspace_size = NULL,                                                                    \
         .launch = sched##_launch,                                                                  \
         .min_sm = 80,                                                                              \
-        .arch_needs = "cp.async and bf16/f16/TF32 tensor-core MMA",                                \
-        .reads = CONVND_READS_XY_VIEWS, /* x, y through their strides; z at y's offsets */         \
+        .arch_needs =                                                                              \
+            "cp.async and bf16/f16/TF32 tensor-core MMA", /* x, y through their strides; z at y's  \
+                                                             offsets; a prefix and a state if the  \
+                                                             family's */                           \
+        .reads = CONVND_READS_XY_VIEWS | (f##_prefix_state ? CONVND_READS_PREFIX_STATE : 0),       \
     }
 
 /* The whole family `prefix` (descriptor and the schedules prefix_tc and prefix_simt, on the
- * launchers prefix_tc_f16, prefix_tc_bf16, prefix_tc_tf32 and prefix_simt) in one line. */
-#define CONVND_GEMM_FAMILY(prefix, family_mode, refusal)                                           \
+ * launchers prefix_tc_f16, prefix_tc_bf16, prefix_tc_tf32 and prefix_simt) in one line;
+ * reads_prefix_state: 1 when its kernels read a prefix input and write a state (SPEC §12). */
+#define CONVND_GEMM_FAMILY(prefix, family_mode, refusal, reads_prefix_state)                       \
+    enum { prefix##_family_prefix_state = reads_prefix_state };                                    \
     static const convnd_gemm_family prefix##_family = {                                            \
         .mode = family_mode,                                                                       \
         .names = {#prefix "_tc", #prefix "_simt"},                                                 \
@@ -68,6 +76,7 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
         .tc = {CONVND_LAUNCHER_OF(prefix##_tc_f16), CONVND_LAUNCHER_OF(prefix##_tc_bf16),          \
                CONVND_LAUNCHER_OF(prefix##_tc_tf32)},                                              \
         .simt = CONVND_LAUNCHER_OF(prefix##_simt),                                                 \
+        .prefix_state = reads_prefix_state,                                                        \
     };                                                                                             \
     CONVND_GEMM_FAMILY_SCHEDULE(prefix##_tc, prefix##_family, TC);                                 \
     CONVND_GEMM_FAMILY_SCHEDULE(prefix##_simt, prefix##_family, SIMT)

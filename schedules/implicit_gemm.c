@@ -10,6 +10,13 @@
  * channel counts that are a multiple of 16 bytes take the 16-byte cp.async path, 1x1 kernels a
  * pointwise variant of it; anything else a per-element gather (picked at launch, not refused).
  *
+ * A prefix input and a state output (SPEC §12) run a separate kernel instance
+ * (igemm_io_kernel in kernels/igemm_kernel.cuh; the kernels above stay as they are): its A
+ * loader reads each tap from the prefix or from x (kernels/io_axis.cuh, shared with `direct`),
+ * 16 bytes at a time when both are channels-last in whole chunks and aligned, else element by
+ * element, and its blocks write the state. Built for the configurations with BK <= 32
+ * (CONVND_IGEMM_IO_MAX_BK); the two BK = 64 ones refuse prefix/state problems with that reason.
+ *
  * Heuristic table (worth_routing; the planner takes the first (schedule, config) in registry
  * order that supports the problem and is worth routing, so igemm_tc's rows come first):
  *
@@ -54,4 +61,5 @@ static int32_t igemm_forward_only(const convnd_problem *p, const convnd_conv_par
                          convnd_mode_name(p->mode));
 }
 
-CONVND_GEMM_FAMILY(igemm, CONVND_FORWARD, igemm_forward_only);
+/* reads a prefix and writes a state (SPEC §12) on the configurations with BK <= 32 */
+CONVND_GEMM_FAMILY(igemm, CONVND_FORWARD, igemm_forward_only, 1);

@@ -16,6 +16,7 @@
  *   igemm_tc       forward, GEMM-shaped (C_in/g, C_out/g >= 8), f16/bf16 or   implicit_gemm.c
  *                  TF32 allowed; tile by C_out/g and the number of tiles
  *   igemm_simt     the same shapes in exact f32                              implicit_gemm.c
+ *                  (both: with a prefix/state too, on the configs with BK <= 32)
  *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
  *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
  *   wgrad_splitk   wgrad, dw under 1/4 of the GPU's threads, long reduction  wgrad.c
@@ -115,8 +116,8 @@ convnd_status convnd_choose_heuristic(const convnd_problem *p, const convnd_conv
 
 int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
                               convnd_device device) {
-    /* views and prefix/state (SPEC §11-§12) run on `direct` alone: nothing to time, and the
-     * tuning scratch holds packed operands only */
+    /* views and prefix/state (SPEC §11-§12) are not timed: the tuning scratch holds packed
+     * operands only (the heuristic routes them: GEMM-shaped ones to the implicit GEMMs) */
     const int32_t views = p->x_view.custom || p->y_view.custom || p->z_view.custom;
     return opts && opts->autotune && p->mode != CONVND_WGRAD && !convnd_forced_spec(opts) &&
            !views && !convnd_has_io_axis(p) && convnd_autotune_runs_on(device);

@@ -78,4 +78,4 @@ static int32_t convT_mode_and_phases(const convnd_problem *p, const convnd_conv_
 }
 
 /* The heuristic table in the header comment is the forward implicit GEMM's. */
-CONVND_GEMM_FAMILY(convT, CONVND_TRANSPOSED, convT_mode_and_phases);
+CONVND_GEMM_FAMILY(convT, CONVND_TRANSPOSED, convT_mode_and_phases, 0);

@@ -25,7 +25,12 @@ mkdir -p "$work"
 # (a permutation still, so results stay right: only bank conflicts), mutant 15 an A-fragment read
 # that ignores the swizzle the loader wrote with. Mutants 17-19 are the Hopper tier's transposed
 # mode: a phase's input offset P0' off by one, the phase's taps walked unflipped (k0 upwards),
-# and a phase no tap reaches skipping its tiles' epilogue.
+# and a phase no tap reaches skipping its tiles' epilogue. Mutants 20-25 are the prefix input and
+# state output (SPEC §12): the prefix/x boundary off by one and the state taken from X's start
+# (kernels/io_axis.cuh, shared by direct and the implicit GEMM's prefix kernel); in the implicit
+# GEMM's prefix kernel, the prefix read at x's spatial strides, the gather path's channel stride
+# always x's, the vector path taken for a misaligned prefix, and the state loop's block index
+# dropping the grid's y and z.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -36,7 +41,7 @@ mutants=(
   "5^kernels/convT_phase.h^    e.kappa = S / g;^    e.kappa = S;^transposed/*^"
   "6^kernels/depthwise_common.cuh^    g.runs = (p.out[2] + R - 1) / R;^    g.runs = p.out[2] / R > 0 ? p.out[2] / R : 1;^depthwise/*^"
   "7^kernels/depthwise_common.cuh^const T *q = xrow + i2 * (Idx)p.xs[4] + lc.base;^const T *q = xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base;^extreme_geometry/sparse*^"
-  "8^kernels/direct.cu^    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^    return {x + (int32_t)conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^extreme_geometry/sparse*^"
+  "8^kernels/io_axis.cuh^    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^    return {x + (int32_t)conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};^extreme_geometry/sparse*^"
   "9^kernels/depthwise_common.cuh^                __syncthreads(); /* the previous stage is no longer read */^                /* barrier removed */^depthwise/*^"
   "10^kernels/depthwise_stream.cu^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN : 0; s < S; ++s) {^            for (Idx s = S > (Idx)WIN ? S - (Idx)WIN + 1 : 0; s < S; ++s) {^@(depthwise|extreme_geometry)/*^"
   "11^kernels/depthwise_cl.cu^    if (i2 < 0 || i2 >= (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^    if (i2 < 0 || i2 > (Idx)p.in[2]) return make_uint4(0u, 0u, 0u, 0u);^depthwise/*^"
@@ -48,6 +53,12 @@ mutants=(
   "17^kernels/hopper_igemm.cu^                    g.p0[d] = (int32_t)e.P0;^                    g.p0[d] = (int32_t)e.P0 + 1;^hopper_igemm/transposed*^"
   "18^kernels/hopper_igemm.cu^                    g.w_tap0 += (int32_t)e.k_last * wstride[d];\n                    g.w_tap_step[d] = -(int32_t)e.kappa * wstride[d];^                    g.w_tap0 += (int32_t)(e.k_last - (e.T - 1) * e.kappa) * wstride[d];\n                    g.w_tap_step[d] = (int32_t)e.kappa * wstride[d];^hopper_igemm/transposed*^"
   "19^kernels/hopper_igemm.cu^        convnd_wgmma_wait_group<0>();^        if (kiters == 0) continue;\n        convnd_wgmma_wait_group<0>();^hopper_igemm/transposed*^"
+  "20^kernels/io_axis.cuh^    if (along < prefix_len) return true;^    if (along <= prefix_len) return true;^io_axis/*^"
+  "21^kernels/io_axis.cuh^    const Idx src = pos[p.io_dim] + (Idx)p.in[p.io_dim] - (Idx)p.state_len;^    const Idx src = pos[p.io_dim];^io_axis/*^"
+  "22^kernels/igemm_io.cuh^        return in_prefix ? prefix + (p_base + a * ps[2] + b * ps[3] + e * ps[4])^        return in_prefix ? prefix + (p_base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4])^io_axis/forced_schedules*^"
+  "23^kernels/igemm_io.cuh^        const int32_t cs = in_prefix ? this->ps[1] : g.xs[1];^        const int32_t cs = g.xs[1];^io_axis/forced_schedules*^"
+  "24^kernels/igemm_io.cuh^    bool ok = p.ps[1] == 1 && (uintptr_t)a->x_prefix % 16 == 0;^    bool ok = p.ps[1] == 1;^io_axis/forced_schedules*^"
+  "25^kernels/igemm_io.cuh^        (int64_t)gridDim.x * ((int64_t)blockIdx.y + (int64_t)gridDim.y * blockIdx.z);^        (int64_t)0 * ((int64_t)blockIdx.y + (int64_t)gridDim.y * blockIdx.z);^io_axis/forced_schedules*^"
 )
 
 want=("$@")

@@ -21,8 +21,9 @@ Test(bench_copy_free, every_row_validates_and_runs) {
         cr_expect(r->plan[0] != '\0', "%s / %s names no plan", r->scenario, r->candidate);
     }
     cr_expect_eq(bad, 0);
-    /* the fused rows run the schedule that reads prefixes and views; the peers a packed conv */
-    cr_expect(strncmp(rows[0].plan, "direct:", 7) == 0, "fused cache row on %s", rows[0].plan);
+    /* the fused rows run a schedule that reads prefixes and views (the cache row, GEMM-shaped
+     * in bf16: the tensor-core implicit GEMM's prefix kernel); the peers a packed conv */
+    cr_expect(strncmp(rows[0].plan, "igemm_tc:", 9) == 0, "fused cache row on %s", rows[0].plan);
     cr_expect(strstr(rows[1].plan, "cat + pad copies + ") == rows[1].plan, "%s", rows[1].plan);
     cr_expect(strncmp(rows[2].plan, "direct:", 7) == 0, "fused slice row on %s", rows[2].plan);
     cr_expect(strstr(rows[3].plan, " + cat copy") != NULL, "%s", rows[3].plan);

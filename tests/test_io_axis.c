@@ -37,13 +37,43 @@ static const test_case_text io_cases[] = {
     {"prefix_only", "fwd 1d N=3 Ci=2 Co=2 I=5 K=3 D=2 P0=1 axis=0 pre=3", 0},
     /* x itself a view (a channel slice of a [2, 6, 7] buffer) behind the prefix */
     {"prefix_and_x_view", "fwd 1d N=2 Ci=4 Co=4 I=7 K=3 axis=0 pre=2 st=2 xs=42,7,1", 0},
+    /* GEMM-shaped (the implicit GEMMs' prefix kernel): channels-last in whole 16-byte chunks
+     * (the vector path), the prefix/x boundary inside tiles and inside a tap's window */
+    {"gemm_conv3d_time_f16_cl",
+     "fwd 3d N=1 Ci=16 Co=24 I=3,4,5 K=3 P0=0,1,1 P1=0,1,1 f16 x=cl w=cl bias axis=0 pre=2 st=2",
+     0},
+    {"gemm_conv2d_tf32_cl_s2",
+     "fwd 2d N=2 Ci=8 Co=12 I=5,6 K=3 S=2,1 P0=0,1 P1=0,1 tf32 x=cl w=cl axis=0 pre=3 st=4", 0},
+    {"gemm_width_prefix_f32_cl",
+     "fwd 2d N=2 Ci=8 Co=8 I=4,5 K=3 D=1,2 P0=1,0 x=cl w=cl bias act=relu axis=1 pre=3 st=7", 0},
+    {"gemm_pointwise_bf16_cl", "fwd 3d N=2 Ci=8 Co=16 I=2,3,3 K=1 bf16 x=cl w=cl axis=0 pre=1 st=3",
+     0},
+    {"gemm_in_place_bf16_cl",
+     "fwd 1d N=3 Ci=16 Co=16 I=9 K=4 P0=0 bf16 x=cl w=cl bias z beta=1 axis=0 pre=3 st=3", 1},
+    /* the gather path: odd channel counts, channels-first, mixed layouts */
+    {"gemm_odd_channels_bf16_cl",
+     "fwd 1d N=2 Ci=10 Co=9 I=9 K=3 P0=1 bf16 x=cl w=cl axis=0 pre=2 st=2", 0},
+    {"gemm_cf_conv3d_time_tf32",
+     "fwd 3d N=2 Ci=8 Co=8 I=2,3,4 K=3 P0=1,1,1 P1=0,1,1 tf32 bias axis=0 pre=2 st=3", 0},
+    {"gemm_cf_groups_f32", "fwd 2d N=1 Ci=16 Co=16 g=2 I=5,4 K=3 P0=1 P1=1 axis=1 pre=2 st=2", 0},
+    {"gemm_x_cl_w_cf_f16",
+     "fwd 2d N=2 Ci=8 Co=8 I=3,4 K=2,3 P0=0,1 P1=1,1 f16 x=cl w=cf axis=0 pre=2", 0},
+    /* a state far larger than one column of blocks covers, over a grid of 2 column blocks
+     * (BN = 64) and 2 groups: every block writes its share */
+    {"gemm_wide_state_bf16_cl",
+     "fwd 1d N=4 Ci=32 Co=160 g=2 I=6 K=3 P0=2 bf16 x=cl w=cl axis=0 pre=2 st=40", 0},
+    {"gemm_wide_state_f32_cl", "fwd 1d N=4 Ci=16 Co=80 I=6 K=3 P0=2 x=cl w=cl axis=0 pre=2 st=40",
+     0},
+    /* a state only, on the GEMM shapes; a state longer than X */
+    {"gemm_state_only_f16_cl", "fwd 2d N=1 Ci=8 Co=8 I=4,5 K=3 P0=1 P1=1 f16 x=cl w=cl axis=0 st=6",
+     0},
 };
 #define IO_CASES (sizeof io_cases / sizeof io_cases[0])
 
 /* Runs p (with its prefix/state) on spec in every thread order: y against the reference over
  * the explicit X, the state bit for bit. */
 static void run_io_case(const char *spec, const char *id, const convnd_problem *p, int z_in_place,
-                        uint64_t seed) {
+                        uint64_t seed, int misalign_prefix) {
     char text[512], err[512];
     convnd_problem_format(text, sizeof text, p);
     convnd_tensor_desc xd, pd, sd;
@@ -66,7 +96,15 @@ static void run_io_case(const char *spec, const char *id, const convnd_problem *
     cr_assert(test_case_init(&c, &q, z_in_place, test_rng_next(&r), err, sizeof err), "%s: %s", id,
               err);
     cr_assert(test_case_set_inputs(&c, X, NULL, err, sizeof err), "%s: %s", id, err);
-    void *dp = test_device_upload(p->dtype, hp, pd.numel);
+    /* misalign_prefix: the prefix one element past a 16-byte boundary (vector paths must fall
+     * back to element loads) */
+    void *hp_shifted = malloc(es * (size_t)(pd.numel + 1));
+    cr_assert(hp_shifted);
+    memset(hp_shifted, 0, es);
+    memcpy((char *)hp_shifted + es, hp, es * (size_t)pd.numel);
+    void *dp_buffer = misalign_prefix ? test_device_upload(p->dtype, hp_shifted, pd.numel + 1)
+                                      : test_device_upload(p->dtype, hp, pd.numel);
+    void *dp = misalign_prefix ? (char *)dp_buffer + es : dp_buffer;
     void *dx = test_device_upload(p->dtype, hx, x_span);
     void *ds = test_device_upload(p->dtype, NULL, sd.numel);
     cr_assert(dp && dx && ds);
@@ -87,9 +125,10 @@ static void run_io_case(const char *spec, const char *id, const convnd_problem *
                   "problem: %s",
                   spec, id, test_order_name(order), (long long)p->state_size, text);
     }
-    convnd_free(dp);
+    convnd_free(dp_buffer);
     convnd_free(dx);
     convnd_free(ds);
+    free(hp_shifted);
     test_case_free(&c);
     free(X);
     free(hx);
@@ -112,6 +151,7 @@ ParameterizedTest(test_schedule_config *sc, io_axis, forced_schedules) {
     char spec[128];
     test_schedule_spec(*sc, spec, sizeof spec);
     const convnd_schedule *s = convnd_schedule_table[sc->schedule];
+    int ran = 0;
     for (size_t i = 0; i < IO_CASES; ++i) {
         const convnd_problem p = test_parse_valid(io_cases[i].problem);
         char reason[512] = "";
@@ -122,15 +162,52 @@ ParameterizedTest(test_schedule_config *sc, io_axis, forced_schedules) {
                       "%s on case %s: reason '%s'", spec, io_cases[i].id, reason);
             continue;
         }
-        cr_assert(ok, "%s refuses case %s: %s", spec, io_cases[i].id, reason);
+        /* A schedule that reads prefixes takes every case it takes without one (the same conv
+         * over x of X's size), but for configurations without the prefix kernel, which say so. */
+        convnd_problem plain = p;
+        plain.input[p.io_axis] += p.prefix_size;
+        plain.io_axis = 0;
+        plain.prefix_size = plain.state_size = 0;
+        char plain_reason[512] = "";
+        const int32_t plain_ok =
+            convnd_schedule_supports(spec, &plain, plain_reason, sizeof plain_reason);
+        if (plain_ok && !ok) {
+            cr_expect(strstr(reason, "has no prefix/state kernel") != NULL,
+                      "%s refuses case %s, which it runs without the prefix: %s", spec,
+                      io_cases[i].id, reason);
+            continue;
+        }
+        cr_expect(ok == plain_ok, "%s accepts case %s but not without its prefix (%s)", spec,
+                  io_cases[i].id, plain_reason);
+        if (!ok) continue;
+        ++ran;
         run_io_case(spec, io_cases[i].id, &p, io_cases[i].z_in_place,
-                    test_seed_of(io_cases[i].id, 17));
+                    test_seed_of(io_cases[i].id, 17), 0);
+        /* the same case with the prefix misaligned: the vector paths fall back */
+        if (p.prefix_size > 0 && p.x_layout == CONVND_CHANNELS_LAST)
+            run_io_case(spec, io_cases[i].id, &p, io_cases[i].z_in_place,
+                        test_seed_of(io_cases[i].id, 18), 1);
     }
+    /* every configuration that reads prefixes runs some case (its own dtype's) */
+    if (s->reads & CONVND_READS_PREFIX_STATE)
+        cr_expect(ran > 0 || strstr(spec, "x64_s4") != NULL, "%s ran no case", spec);
 }
 
-Test(io_axis, planner_picks_direct) {
-    for (size_t i = 0; i < IO_CASES; ++i)
-        test_expect_plan(io_cases[i].problem, "direct:");
+/* GEMM-shaped prefix problems (C_in/g, C_out/g >= 8) take the implicit GEMM's prefix kernel
+ * (tensor cores for f16/bf16/TF32, CUDA cores for exact f32), the others `direct`. */
+Test(io_axis, planner_routes_prefix_problems) {
+    for (size_t i = 0; i < IO_CASES; ++i) {
+        const convnd_problem p = test_parse_valid(io_cases[i].problem);
+        const int gemm = p.C_in / p.groups >= 8 && p.C_out / p.groups >= 8;
+        const int exact = p.dtype == CONVND_F32 && p.math != CONVND_MATH_ALLOW_TF32;
+        test_expect_plan(io_cases[i].problem, !gemm   ? "direct:"
+                                              : exact ? "igemm_simt:"
+                                                      : "igemm_tc:");
+    }
+    /* the Wan cache row's shape: a 2-frame cache of a 3x3x3 conv3d, 96 channels */
+    test_expect_plan("fwd 3d N=1 Ci=96 Co=96 I=2,16,16 K=3 P0=0,1,1 P1=0,1,1 bf16 x=cl w=cl "
+                     "axis=0 pre=2 st=2",
+                     "igemm_tc:");
 }
 
 /* ---- chunked with the carried state == whole, bit for bit ---------------------------------- */
@@ -238,6 +315,15 @@ Test(io_axis, chunked_equals_whole_conv1d) {
         /* a dense one in bf16, channels-last */
         p = test_parse_valid("fwd 1d N=1 Ci=5 Co=3 I=24 K=3 P0=2 P1=0 bf16 x=cl");
         check_chunked_equals_whole(&p, chunks_1d, 6, "direct:t128", "conv1d dense cl");
+        /* the implicit GEMMs' prefix kernel: vector path (channels in 16-byte chunks), the
+         * gather path (channels-first), tensor cores and exact f32 */
+        p = test_parse_valid("fwd 1d N=2 Ci=16 Co=16 I=24 K=4 D=2 P0=6 P1=0 bf16 x=cl w=cl bias");
+        check_chunked_equals_whole(&p, chunks_1d, 6, "igemm_tc:32x64x32_s2", "conv1d igemm_tc cl");
+        p = test_parse_valid("fwd 1d N=2 Ci=8 Co=12 I=24 K=3 P0=2 P1=0 bias act=silu");
+        check_chunked_equals_whole(&p, chunks_1d, 6, "igemm_simt:32x32x8_s2", "conv1d igemm_simt");
+        p = test_parse_valid("fwd 1d N=1 Ci=8 Co=8 I=24 K=3 P0=2 P1=0 x=cl w=cl");
+        check_chunked_equals_whole(&p, chunks_1d, 6, "igemm_simt:64x64x8_s3",
+                                   "conv1d igemm_simt cl");
     }
 }
 
@@ -255,6 +341,18 @@ Test(io_axis, chunked_equals_whole_conv3d_time) {
         p.x_layout = p.y_layout = CONVND_CHANNELS_LAST;
         p.dtype = CONVND_F16;
         check_chunked_equals_whole(&p, chunks_3d, 4, "direct:t128", "causal conv3d f16 cl");
+        /* the implicit GEMMs' prefix kernel, 8 channels: f16 channels-last (vector path) on
+         * tensor cores, exact f32 channels-first (gather) on CUDA cores */
+        const convnd_shape in8 = {5, {1, 8, 7, 4, 5}}, w8 = {5, {8, 8, 3, 3, 3}};
+        cr_assert_eq(convnd_bind_causal_conv(3, &in8, &w8, 8, NULL, &pad, NULL, 1, &p), CONVND_OK,
+                     "%s", convnd_last_error());
+        p.has_bias = 1;
+        check_chunked_equals_whole(&p, chunks_3d, 4, "igemm_simt:32x32x8_s2",
+                                   "causal conv3d igemm_simt");
+        p.x_layout = p.y_layout = p.w_layout = CONVND_CHANNELS_LAST;
+        p.dtype = CONVND_F16;
+        check_chunked_equals_whole(&p, chunks_3d, 4, "igemm_tc:64x64x32_s3",
+                                   "causal conv3d igemm_tc f16 cl");
     }
 }
 
@@ -368,7 +466,7 @@ Test(io_axis, bad_pointers_write_nothing) {
     cr_assert_eq(convnd_memcpy_d2h(got, state, sizeof got), CONVND_OK);
     cr_expect(memcmp(got, poison, sizeof got) == 0, "state written by a refused call");
     /* a forced schedule that reads no prefix: refused with its reason */
-    convnd_options opts = {.schedule = "igemm_simt"};
+    convnd_options opts = {.schedule = "tiled_direct"};
     cr_expect_eq(convnd_plan_create(&plan, &p, &opts), CONVND_ERR_UNSUPPORTED);
     cr_expect(strstr(convnd_last_error(), "reads no prefix and writes no state"), "%s",
               convnd_last_error());

@@ -1,0 +1,247 @@
+/* The implicit GEMM's prefix/state instance (SPEC §12): igemm_io_kernel, the block tile of
+ * igemm_kernel.cuh over the logical input X = cat(prefix, x) along one spatial axis, plus the
+ * state output, and its host-side launch. A separate kernel (and header: the transposed
+ * schedules, which include igemm_kernel.cuh, never build it) so that igemm_kernel for problems
+ * without a prefix stays as it is. The launchers (igemm_simt.cu, igemm_tc.cuh) send problems
+ * with an io axis here; supports() keeps them to the configurations with
+ * BK <= CONVND_IGEMM_IO_MAX_BK. */
+#ifndef CONVND_IGEMM_IO_CUH
+#define CONVND_IGEMM_IO_CUH
+
+#include <stdint.h>
+#include "igemm_configs.h"
+#include "igemm_kernel.cuh"
+#include "io_axis.cuh"
+
+namespace CONVND_NS {
+
+/* ---- prefix paths (SPEC §12; igemm_io_kernel) ----------------------------------------------- */
+
+/* A rows over X = cat(prefix, x) along the io axis: the rows' coordinates are logical (I counts
+ * both), and each (row, tap) reads the source its io coordinate falls in (io_axis_locate, the
+ * mapping `direct` uses), at that source's strides. init_io comes first (the prefix's batch
+ * stride enters init). */
+template <typename T> struct igemm_a_io_source {
+    const T *prefix;
+    int32_t io_dim, prefix_len;
+    int32_t ps[5];
+
+    __device__ __forceinline__ void init_io(const igemm_io_geometry &io) {
+        prefix = static_cast<const T *>(io.prefix);
+        io_dim = io.io_dim;
+        prefix_len = io.prefix_len;
+        for (int i = 0; i < 5; ++i)
+            ps[i] = io.ps[i];
+    }
+
+    /* Offset of logical tap (a, b, e) from its source's row base (x_base or p_base) and the
+     * source: only called in range. */
+    __device__ __forceinline__ const T *locate(const T *__restrict__ x, const igemm_geometry &g,
+                                               int32_t x_base, int32_t p_base, int32_t a, int32_t b,
+                                               int32_t e, bool &in_prefix) const {
+        in_prefix = io_axis_locate<int32_t>(io_dim, prefix_len, a, b, e);
+        return in_prefix ? prefix + (p_base + a * ps[2] + b * ps[3] + e * ps[4])
+                         : x + (x_base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4]);
+    }
+};
+
+/* Vector path: a 16-byte chunk is channels of one pixel, so it lies in one source whole; both
+ * sources channels-last with strides in whole chunks and 16-byte aligned (igemm_io_pick_path). */
+template <typename T, int BM, int BK, class L, int THREADS>
+struct igemm_a_io_vector_loader : igemm_a_io_source<T> {
+    static constexpr int VEC = 16 / (int)sizeof(T);
+    static constexpr int CHUNKS = BK / VEC;
+    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
+    static constexpr int PASSES = BM > ROWS_PER_PASS ? BM / ROWS_PER_PASS : 1;
+    static constexpr bool SURPLUS = ROWS_PER_PASS > BM;
+    static_assert(BK % VEC == 0 && THREADS % CHUNKS == 0 &&
+                      (BM % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BM == 0),
+                  "vector A loader: tile does not split evenly over the threads");
+
+    int32_t col;
+    int32_t x_base[PASSES], p_base[PASSES];     /* n*xs0 (n*ps0) + first channel of the group */
+    int32_t i0[PASSES], i1[PASSES], i2[PASSES]; /* o*S - P0 (logical), absent rows far below 0 */
+
+    __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
+                                         int tid) {
+        col = (tid % CHUNKS) * VEC;
+        CONVND_UNROLL(8)
+        for (int p = 0; p < PASSES; ++p) {
+            const int32_t m = m0 + tid / CHUNKS + p * ROWS_PER_PASS;
+            i0[p] = i1[p] = i2[p] = CONVND_IGEMM_ABSENT_ROW;
+            x_base[p] = p_base[p] = 0;
+            if (m < g.M) {
+                const igemm_row r = igemm_split_row(g, m);
+                i0[p] = r.o[0] * g.S[0] - g.P0[0];
+                i1[p] = r.o[1] * g.S[1] - g.P0[1];
+                i2[p] = r.o[2] * g.S[2] - g.P0[2];
+                x_base[p] = r.n * g.xs[0] + group * g.cin_g; /* xs[1] == ps[1] == 1 */
+                p_base[p] = r.n * this->ps[0] + group * g.cin_g;
+            }
+        }
+    }
+
+    __device__ __forceinline__ void load(T *tile, const T *__restrict__ x, const igemm_geometry &g,
+                                         const igemm_k_iter &it, int tid) const {
+        const int32_t c = it.c0 + col;
+        const bool c_ok = c < g.cin_g;
+        CONVND_UNROLL(8)
+        for (int p = 0; p < PASSES; ++p) {
+            const int row = tid / CHUNKS + p * ROWS_PER_PASS;
+            if (SURPLUS && row >= BM) break;
+            const int32_t a = i0[p] + it.t[0] * g.D[0];
+            const int32_t b = i1[p] + it.t[1] * g.D[1];
+            const int32_t e = i2[p] + it.t[2] * g.D[2];
+            const bool ok = c_ok && (uint32_t)a < (uint32_t)g.I[0] &&
+                            (uint32_t)b < (uint32_t)g.I[1] && (uint32_t)e < (uint32_t)g.I[2];
+            bool in_prefix = false;
+            const T *src =
+                ok ? this->locate(x, g, x_base[p], p_base[p], a, b, e, in_prefix) + c : x;
+            convnd_cp_async<16>(tile + L::offset(row, col), src, ok);
+        }
+    }
+};
+
+/* Gather path: thread tid owns row tid % BM, as igemm_a_gather_loader; the channel stride is
+ * the source's. */
+template <typename T, int BM, int BK, class L, int THREADS>
+struct igemm_a_io_gather_loader : igemm_a_io_source<T> {
+    static constexpr int COL_STEP = THREADS / BM;
+    static constexpr int PER_THREAD = BK / COL_STEP;
+    static_assert(THREADS % BM == 0 && BK % COL_STEP == 0,
+                  "gather A loader: tile does not split evenly over the threads");
+
+    int32_t x_base, p_base; /* n*xs0 (n*ps0) + first channel of the group * its channel stride */
+    int32_t i[3];           /* o*S - P0 (logical) */
+
+    __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
+                                         int tid) {
+        const int32_t m = m0 + tid % BM;
+        x_base = p_base = 0;
+        i[0] = i[1] = i[2] = CONVND_IGEMM_ABSENT_ROW;
+        if (m < g.M) {
+            const igemm_row r = igemm_split_row(g, m);
+            for (int t = 0; t < 3; ++t)
+                i[t] = r.o[t] * g.S[t] - g.P0[t];
+            x_base = r.n * g.xs[0] + group * g.cin_g * g.xs[1];
+            p_base = r.n * this->ps[0] + group * g.cin_g * this->ps[1];
+        }
+    }
+
+    __device__ __forceinline__ void load(T *tile, const T *__restrict__ x, const igemm_geometry &g,
+                                         const igemm_k_iter &it, int tid) const {
+        const int32_t a = i[0] + it.t[0] * g.D[0];
+        const int32_t b = i[1] + it.t[1] * g.D[1];
+        const int32_t e = i[2] + it.t[2] * g.D[2];
+        const bool in = (uint32_t)a < (uint32_t)g.I[0] && (uint32_t)b < (uint32_t)g.I[1] &&
+                        (uint32_t)e < (uint32_t)g.I[2];
+        bool in_prefix = false;
+        /* only formed in range: an absent row's coordinates would overflow */
+        const T *src = in ? this->locate(x, g, x_base, p_base, a, b, e, in_prefix) : x;
+        const int32_t cs = in_prefix ? this->ps[1] : g.xs[1];
+        const int row = tid % BM;
+        CONVND_UNROLL(4)
+        for (int j = 0; j < PER_THREAD; ++j) {
+            const int kc = tid / BM + j * COL_STEP;
+            const int32_t c = it.c0 + kc;
+            const bool ok = in && c < g.cin_g;
+            igemm_copy_elem(tile + L::offset(row, kc), ok ? src + c * cs : x, ok);
+        }
+    }
+};
+
+/* The prefix kernel's loader pair of a path (IGEMM_GATHER or IGEMM_VECTOR; a 1x1 kernel takes
+ * IGEMM_VECTOR, whose per-tap offsets cover it). */
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS, int PATH>
+struct igemm_io_loaders;
+
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS>
+struct igemm_io_loaders<T, BM, BN, BK, LA, LB, THREADS, IGEMM_GATHER> {
+    using A = igemm_a_io_gather_loader<T, BM, BK, LA, THREADS>;
+    using B = igemm_b_gather_loader<T, BN, BK, LB, THREADS>;
+};
+template <typename T, int BM, int BN, int BK, class LA, class LB, int THREADS>
+struct igemm_io_loaders<T, BM, BN, BK, LA, LB, THREADS, IGEMM_VECTOR> {
+    using A = igemm_a_io_vector_loader<T, BM, BK, LA, THREADS>;
+    using B = igemm_b_vector_loader<T, BN, BK, LB, THREADS>;
+};
+
+/* The prefix/state kernel (SPEC §12), a separate instance so that the kernel above stays as it
+ * is for problems without one: the same block tile over X = cat(prefix, x) (igemm_io_loaders),
+ * then the state, X's last state_len positions along the io axis, written by a grid-stride loop
+ * over its elements spread over every block of the grid (io_axis_state_element: the element
+ * `direct` writes). The state overlaps no tensor the tile reads (validated), so the two parts
+ * need no ordering. */
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
+__global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
+    igemm_io_kernel(const convnd_conv_params p, const igemm_geometry g, const igemm_io_geometry io,
+                    const T *__restrict__ x, const T *__restrict__ w, const T *__restrict__ bias,
+                    const T *z, T *y, T *__restrict__ state) {
+    using loaders = igemm_io_loaders<T, BM, BN, BK, typename Mma::A_TILE, typename Mma::B_TILE,
+                                     Mma::THREADS, PATH>;
+    igemm_block_tile<T, Mma, BM, BN, BK, STAGES, loaders>(
+        p, g, (int32_t)blockIdx.x * BM, (int32_t)blockIdx.y * BN, (int32_t)blockIdx.z, x, w, bias,
+        z, y, 0, io);
+    const int64_t block =
+        (int64_t)blockIdx.x +
+        (int64_t)gridDim.x * ((int64_t)blockIdx.y + (int64_t)gridDim.y * blockIdx.z);
+    const int64_t step = (int64_t)gridDim.x * gridDim.y * gridDim.z * Mma::THREADS;
+    const T *prefix = static_cast<const T *>(io.prefix);
+    for (int64_t i = block * Mma::THREADS + threadIdx.x; i < p.state_numel; i += step)
+        io_axis_state_element<T, int32_t>(p, x, prefix, state, (int32_t)i);
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+/* The prefix kernel's path: the vector one when x and the prefix both allow it (the prefix's
+ * strides and pointer too), else the gather. */
+template <typename T> __host__ inline int igemm_io_pick_path(const convnd_launch_args *a) {
+    if (igemm_pick_path<T>(a) == IGEMM_GATHER) return IGEMM_GATHER;
+    const convnd_conv_params &p = a->params;
+    const int64_t vec = 16 / (int64_t)sizeof(T);
+    bool ok = p.ps[1] == 1 && (uintptr_t)a->x_prefix % 16 == 0;
+    for (int i = 0; i < 5; ++i)
+        if (i != 1) ok = ok && p.ps[i] % vec == 0;
+    return ok ? IGEMM_VECTOR : IGEMM_GATHER;
+}
+
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>
+__host__ convnd_status igemm_io_launch_path(const convnd_launch_args *a, const igemm_geometry &g,
+                                            dim3 grid) {
+    using layout = igemm_smem_layout<T, Mma, BM, BN, STAGES>;
+    auto kernel = &igemm_io_kernel<T, Mma, BM, BN, BK, STAGES, PATH>;
+    return convnd_launch(kernel, grid, dim3(Mma::THREADS), layout::BYTES, a->stream, a->params, g,
+                         igemm_make_io_geometry(a->params, a->x_prefix), (const T *)a->x,
+                         (const T *)a->w, (const T *)a->bias, (const T *)a->z, (T *)a->y,
+                         (T *)a->state);
+}
+
+/* A problem with a prefix or a state (the configurations with BK <= CONVND_IGEMM_IO_MAX_BK;
+ * supports() refuses the others). An empty y still launches one block when there is a state. */
+template <typename T, class Mma, int BM, int BN, int BK, int STAGES>
+__host__ convnd_status igemm_io_launch_tile(const convnd_launch_args *a, const char *name) {
+    const convnd_conv_params &p = a->params;
+    if constexpr (BK > CONVND_IGEMM_IO_MAX_BK) {
+        return convnd_error(CONVND_ERR_INTERNAL,
+                            "%s: launched on a prefix/state problem (BK=%d has no prefix kernel)",
+                            name, BK);
+    } else {
+        const bool gemm = p.N > 0 && p.cout_g > 0 && p.y_numel > 0;
+        if (!gemm && p.state_numel == 0) return CONVND_OK;
+        const igemm_geometry g = igemm_make_geometry(p, BK);
+        const int64_t tiles_n = (p.cout_g + BN - 1) / BN;
+        if (tiles_n > 65535 || p.groups > 65535)
+            return convnd_error(CONVND_ERR_INTERNAL, "%s: grid of %lld x %lld blocks too large",
+                                name, (long long)tiles_n, (long long)p.groups);
+        const dim3 grid =
+            gemm ? dim3((unsigned)((g.M + BM - 1) / BM), (unsigned)tiles_n, (unsigned)p.groups)
+                 : dim3(1, 1, 1);
+        if (igemm_io_pick_path<T>(a) == IGEMM_VECTOR)
+            return igemm_io_launch_path<T, Mma, BM, BN, BK, STAGES, IGEMM_VECTOR>(a, g, grid);
+        return igemm_io_launch_path<T, Mma, BM, BN, BK, STAGES, IGEMM_GATHER>(a, g, grid);
+    }
+}
+
+} // namespace CONVND_NS
+
+#endif
