@@ -25,7 +25,9 @@ mkdir -p "$work"
 # (a permutation still, so results stay right: only bank conflicts), mutant 15 an A-fragment read
 # that ignores the swizzle the loader wrote with. Mutants 17-19 are the Hopper tier's transposed
 # mode: a phase's input offset P0' off by one, the phase's taps walked unflipped (k0 upwards),
-# and a phase no tap reaches skipping its tiles' epilogue.
+# and a phase no tap reaches skipping its tiles' epilogue. Mutants 20-22 are the tensor-core
+# register epilogue's 16-byte stores: a wrong shuffle lane in the quad transpose, the channel-tail
+# predicate of the wide store dropped, the wide store taken on a misaligned y.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -48,6 +50,9 @@ mutants=(
   "17^kernels/hopper_igemm.cu^                    g.p0[d] = (int32_t)e.P0;^                    g.p0[d] = (int32_t)e.P0 + 1;^hopper_igemm/transposed*^"
   "18^kernels/hopper_igemm.cu^                    g.w_tap0 += (int32_t)e.k_last * wstride[d];\n                    g.w_tap_step[d] = -(int32_t)e.kappa * wstride[d];^                    g.w_tap0 += (int32_t)(e.k_last - (e.T - 1) * e.kappa) * wstride[d];\n                    g.w_tap_step[d] = (int32_t)e.kappa * wstride[d];^hopper_igemm/transposed*^"
   "19^kernels/hopper_igemm.cu^        convnd_wgmma_wait_group<0>();^        if (kiters == 0) continue;\n        convnd_wgmma_wait_group<0>();^hopper_igemm/transposed*^"
+  "20^kernels/tc_warp_mma.cuh^                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t \x5e m), m);^                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t \x5e m), m == 3 ? 1 : m);^tc_epilogue/*^"
+  "21^kernels/tc_epilogue.cuh^            const bool whole = n0 + c + 8 <= g.cout_g;^            const bool whole = true;^tc_epilogue/*^"
+  "22^kernels/tc_epilogue.cuh^const bool aligned = (reinterpret_cast<uintptr_t>(y + off) % 16 == 0) &&^const bool aligned = true &&^tc_epilogue/*^"
 )
 
 want=("$@")
