@@ -26,6 +26,10 @@ mkdir -p "$work"
 # that ignores the swizzle the loader wrote with. Mutants 17-19 are the Hopper tier's transposed
 # mode: a phase's input offset P0' off by one, the phase's taps walked unflipped (k0 upwards),
 # and a phase no tap reaches skipping its tiles' epilogue.
+# Mutants 20-24 are depthwise_cl's two-halves path (8-output 16-bit fixed-width kernels): the
+# second half reading the first half's channels, the tail predicate of the combined store
+# removed, the padding compare off by one, the halves swapped in the 16-byte store, and a 64-bit
+# row offset truncated to 32 bits.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -48,6 +52,11 @@ mutants=(
   "17^kernels/hopper_igemm.cu^                    g.p0[d] = (int32_t)e.P0;^                    g.p0[d] = (int32_t)e.P0 + 1;^hopper_igemm/transposed*^"
   "18^kernels/hopper_igemm.cu^                    g.w_tap0 += (int32_t)e.k_last * wstride[d];\n                    g.w_tap_step[d] = -(int32_t)e.kappa * wstride[d];^                    g.w_tap0 += (int32_t)(e.k_last - (e.T - 1) * e.kappa) * wstride[d];\n                    g.w_tap_step[d] = (int32_t)e.kappa * wstride[d];^hopper_igemm/transposed*^"
   "19^kernels/hopper_igemm.cu^        convnd_wgmma_wait_group<0>();^        if (kiters == 0) continue;\n        convnd_wgmma_wait_group<0>();^hopper_igemm/transposed*^"
+  "20^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + i0 * xs);^depthwise/*^"
+  "21^kernels/depthwise_cl.cu^                    if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */^^depthwise/*^"
+  "22^kernels/depthwise_cl.cu^        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */^        if ((U)(i0 + (Idx)k) > in2) return make_uint2(0u, 0u);^depthwise/*^"
+  "23^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
+  "24^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
 )
 
 want=("$@")
