@@ -172,9 +172,82 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
     }
 }
 
-/* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. */
+/* The 8-output 16-bit kernels walk the channels in two halves of HALF = VEC / 2 (8 bytes of
+ * input, 4 channels): each half is its own pass over all kernel rows, with 32 accumulators and a
+ * ring of 8-byte raw inputs, so about half the registers of a whole vector are live: <= 128
+ * registers without spills (2 blocks, 16 warps per SM) where the whole vector needs 164-223. The
+ * first half's outputs are finished in f32 and kept packed (2 words per output); the second half
+ * completes them and stores each output's channel vector with one 16-byte store, as the single
+ * pass does. Where 128 registers would spill (width 31; 64-bit indices above width 4) the
+ * kernels keep the whole vector. The price: the input is read as two 8-byte loads (same bytes,
+ * each sector reached twice through L1), and the row set-up (and staging, where the weights are
+ * staged in parts) is done once per half. */
+template <typename T, typename Idx, int R, int KW> struct dw_cl_halves {
+    static constexpr bool value = R == 8 && sizeof(T) == 2 && KW > 0 &&
+                                  KW <= (sizeof(Idx) == 4 ? 9 : 4);
+};
+
+/* dw_cl_row_fixed on half h of the channels (8 bytes, HALF = VEC / 2 of them): the same ring of
+ * R + 1 slots, 8-byte slots. Position k of the row (input i0 + k) is read at q0 + k * xs: one
+ * multiply-add on a row pointer per load, and one unsigned compare for the padding. */
+template <typename T, typename Idx, int R, int VEC, int KW>
+__device__ __forceinline__ void dw_cl_row_fixed_half(const convnd_conv_params &p, const T *xrow,
+                                                     const dw_lane_channels<Idx, VEC> &lc,
+                                                     const float *wrow, int cb, Idx ow0, int h,
+                                                     float (&acc)[R][VEC / 2]) {
+    using U = typename std::make_unsigned<Idx>::type;
+    constexpr int SLOTS = R + 1, HALF = VEC / 2;
+    const Idx i0 = ow0 - (Idx)p.p0[2], xs = (Idx)p.xs[4];
+    const U in2 = (U)p.in[2];
+    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);
+    auto load = [&](int k) {
+        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */
+        return convnd_ld_vec(reinterpret_cast<const uint2 *>(q0 + (Idx)k * xs));
+    };
+    uint2 ring[SLOTS];
+    CONVND_DW_UNROLL_ON_GPU(16)
+    for (int r = 0; r < R; ++r)
+        ring[r] = load(r);
+    CONVND_DW_UNROLL_ON_GPU(32)
+    for (int t = 0; t < KW; ++t) {
+        if (t + 1 < KW) ring[(t + R) % SLOTS] = load(t + R);
+        float wv[HALF];
+        dw_lds<HALF>(wrow + t * cb + h * HALF, wv);
+        CONVND_DW_UNROLL_ON_GPU(16)
+        for (int r = 0; r < R; ++r) {
+            const uint2 v = ring[(t + r) % SLOTS];
+            const unsigned words[2] = {v.x, v.y};
+            CONVND_DW_UNROLL_ON_GPU(16)
+            for (int j = 0; j < HALF; ++j)
+                acc[r][j] = fmaf(dw_unpack_at_use<T>(words[j / 2], j), wv[j], acc[r][j]);
+        }
+    }
+}
+
+/* The epilogue of half a 16-bit channel vector (channels c0 .., 4 of them, y offset y_off):
+ * bias and z read with 8-byte loads, the result rounded to T and packed into 2 words. */
+template <typename T, typename Idx>
+__device__ __forceinline__ void dw_finish_half(const convnd_conv_params &p, const float (&acc)[4],
+                                               const T *bias, const T *z, Idx c0, Idx y_off,
+                                               unsigned (&out)[2]) {
+    uint2 b = make_uint2(0u, 0u), zv = make_uint2(0u, 0u);
+    if (p.has_bias) b = convnd_ld_vec(reinterpret_cast<const uint2 *>(bias + c0));
+    if (conv_reads_z(p)) zv = convnd_ld_vec(reinterpret_cast<const uint2 *>(z + y_off));
+    const unsigned bw[4] = {b.x, b.y, 0u, 0u}, zw[4] = {zv.x, zv.y, 0u, 0u};
+    CONVND_UNROLL(2)
+    for (int q = 0; q < 2; ++q) {
+        const float lo =
+            conv_epilogue_values(p, acc[2 * q], dw_unpack<T>(bw, 2 * q), dw_unpack<T>(zw, 2 * q));
+        const float hi = conv_epilogue_values(p, acc[2 * q + 1], dw_unpack<T>(bw, 2 * q + 1),
+                                              dw_unpack<T>(zw, 2 * q + 1));
+        out[q] = dw_to_bits(convnd_from_f32<T>(lo)) | dw_to_bits(convnd_from_f32<T>(hi)) << 16;
+    }
+}
+
+/* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. The
+ * halves kernels are held to 128 registers (2 blocks, 16 warps per SM). */
 template <typename T, typename Idx, int R, bool VECIO, int KW>
-__global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, KW>::value ? 2 : 1)
     depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                         const dw_rows_args g) {
@@ -185,26 +258,56 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, 1)
     const Idx co0 = (unit0 + (Idx)tx) * VEC;
     const dw_lane_channels<Idx, VEC> lc = dw_lane_channels_for<Idx, VEC>(p, co0);
     const dw_vector_units<Idx> units{(Idx)p.C_out, VEC};
-    dw_staged_rows<T, Idx, R, VEC>(
-        p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
-        [&](int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][VEC]) {
-            const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
-            if constexpr (KW > 0)
-                dw_cl_row_fixed<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, acc);
-            else
-                dw_cl_row<T, Idx, R, VEC, VECIO>(p, x + x_off, lc, wrow, cb, at.ow0, acc);
-        },
-        [&](const dw_item<Idx> &at, float(&acc)[R][VEC]) {
-            CONVND_UNROLL(16)
-            for (int r = 0; r < R; ++r) {
-                const Idx ow = at.ow0 + r;
-                if (ow <
-                    (Idx)p.out[2]) /* no break: the loop must unroll to keep acc in registers */
-                    dw_finish_vec<T, Idx, VEC, VECIO>(
-                        p, acc[r], bias, z, y, co0,
-                        conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow), lc.lanes);
-            }
-        });
+    if constexpr (dw_cl_halves<T, Idx, R, KW>::value) {
+        constexpr int HALF = VEC / 2;
+        unsigned kept[R][2]; /* the first half's outputs, packed */
+        dw_staged_rows<T, Idx, R, HALF, 2>(
+            p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
+            [&](int h, int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
+                const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
+                dw_cl_row_fixed_half<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, h,
+                                                         acc);
+            },
+            [&](int h, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
+                CONVND_UNROLL(16)
+                for (int r = 0; r < R; ++r) {
+                    const Idx ow = at.ow0 + r;
+                    if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */
+                    const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
+                    unsigned half[2];
+                    dw_finish_half<T, Idx>(p, acc[r], bias, z, co0 + (Idx)(h * HALF),
+                                           y_off + (Idx)(h * HALF), half);
+                    if (h == 0) {
+                        kept[r][0] = half[0];
+                        kept[r][1] = half[1];
+                    } else {
+                        const unsigned words[4] = {kept[r][0], kept[r][1], half[0], half[1]};
+                        dw_store_words(y + y_off, words);
+                    }
+                }
+            });
+    } else {
+        dw_staged_rows<T, Idx, R, VEC>(
+            p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
+            [&](int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][VEC]) {
+                const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
+                if constexpr (KW > 0)
+                    dw_cl_row_fixed<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, acc);
+                else
+                    dw_cl_row<T, Idx, R, VEC, VECIO>(p, x + x_off, lc, wrow, cb, at.ow0, acc);
+            },
+            [&](const dw_item<Idx> &at, float(&acc)[R][VEC]) {
+                CONVND_UNROLL(16)
+                for (int r = 0; r < R; ++r) {
+                    const Idx ow = at.ow0 + r;
+                    if (ow <
+                        (Idx)p.out[2]) /* no break: the loop must unroll to keep acc in registers */
+                        dw_finish_vec<T, Idx, VEC, VECIO>(
+                            p, acc[r], bias, z, y, co0,
+                            conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow), lc.lanes);
+                }
+            });
+    }
 }
 
 /* 16-byte vectors apply: multiplier 1, whole vectors of channels, channels innermost in x, y

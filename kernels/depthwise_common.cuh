@@ -286,8 +286,12 @@ inline dw_rows_args dw_rows_args_for(const convnd_conv_params &p, const convnd_u
  * each item of R outputs along W accumulates into acc[R][NCH]: row(rl, xrow_offset, at, acc) for
  * each kernel row (rl: its index in the stage) that lands inside the input, xrow_offset being
  * x's offset of (n, i0, i1); then finish(at, acc). The item loop is block-uniform so that every
- * thread reaches the stage barriers; inactive threads (no item, no lanes) skip the work only. */
-template <typename T, typename Idx, int R, int NCH, typename Units, typename Row, typename Finish>
+ * thread reaches the stage barriers; inactive threads (no item, no lanes) skip the work only.
+ * PASSES > 1: each item is accumulated PASSES times over all kernel rows, NCH channels per pass
+ * (row(pass, rl, ...), finish(pass, at, acc)); a stage that does not hold every row is staged
+ * again for each pass. */
+template <typename T, typename Idx, int R, int NCH, int PASSES = 1, typename Units, typename Row,
+          typename Finish>
 __device__ __forceinline__ void
 dw_staged_rows(const convnd_conv_params &p, const T *__restrict__ w, float *wsm,
                const dw_rows_args &g, const Units &units, Idx unit0, int lanes_per_unit,
@@ -305,33 +309,46 @@ dw_staged_rows(const convnd_conv_params &p, const T *__restrict__ w, float *wsm,
         const Idx item = base + (Idx)threadIdx.y;
         const bool active = item < items && has_lanes;
         const dw_item<Idx> at = dw_decode_item<Idx>(p, active ? item : 0, runs, R);
-        float acc[R][NCH];
-        CONVND_UNROLL(16)
-        for (int r = 0; r < R; ++r) {
+        CONVND_UNROLL(2)
+        for (int pass = 0; pass < PASSES; ++pass) {
+            float acc[R][NCH];
             CONVND_UNROLL(16)
-            for (int j = 0; j < NCH; ++j)
-                acc[r][j] = 0.0f;
-        }
-        for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
-            const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
-            if (!g.staged_once) {
-                __syncthreads(); /* the previous stage is no longer read */
-                dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn,
-                                             lanes_per_unit, cin_per_unit);
-                __syncthreads();
+            for (int r = 0; r < R; ++r) {
+                CONVND_UNROLL(16)
+                for (int j = 0; j < NCH; ++j)
+                    acc[r][j] = 0.0f;
             }
-            if (!active) continue;
-            for (int rl = 0; rl < nrows; ++rl) {
-                const int kr = row0 + rl;
-                Idx i0, i1;
-                if (!conv_forward_input<Idx>(at.o0, kr / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
-                                             i0) ||
-                    !conv_forward_input<Idx>(at.o1, kr % K1, p.s[1], p.d[1], p.p0[1], p.in[1], i1))
-                    continue;
-                row(rl, at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3], at, acc);
+            for (int row0 = 0; row0 < rows; row0 += g.rows_per_stage) {
+                const int nrows = rows - row0 < g.rows_per_stage ? rows - row0 : g.rows_per_stage;
+                if (!g.staged_once) {
+                    __syncthreads(); /* the previous stage is no longer read */
+                    dw_stage_weight_rows<T, Idx>(p, w, wsm, row0, nrows, units, unit0, txn,
+                                                 lanes_per_unit, cin_per_unit);
+                    __syncthreads();
+                }
+                if (!active) continue;
+                for (int rl = 0; rl < nrows; ++rl) {
+                    const int kr = row0 + rl;
+                    Idx i0, i1;
+                    if (!conv_forward_input<Idx>(at.o0, kr / K1, p.s[0], p.d[0], p.p0[0], p.in[0],
+                                                 i0) ||
+                        !conv_forward_input<Idx>(at.o1, kr % K1, p.s[1], p.d[1], p.p0[1], p.in[1],
+                                                 i1))
+                        continue;
+                    const Idx x_off = at.n * (Idx)p.xs[0] + i0 * (Idx)p.xs[2] + i1 * (Idx)p.xs[3];
+                    if constexpr (PASSES == 1)
+                        row(rl, x_off, at, acc);
+                    else
+                        row(pass, rl, x_off, at, acc);
+                }
+            }
+            if (active) {
+                if constexpr (PASSES == 1)
+                    finish(at, acc);
+                else
+                    finish(pass, at, acc);
             }
         }
-        if (active) finish(at, acc);
     }
 }
 

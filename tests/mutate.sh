@@ -34,6 +34,10 @@ mkdir -p "$work"
 # Mutants 26-28 are the tensor-core register epilogue's 16-byte stores: a wrong shuffle lane in
 # the quad transpose, the channel-tail predicate of the wide store dropped, the wide store taken
 # on a misaligned y.
+# Mutants 29-33 are depthwise_cl's two-halves path (8-output 16-bit fixed-width kernels): the
+# second half reading the first half's channels, the tail predicate of the combined store
+# removed, the padding compare off by one, the halves swapped in the 16-byte store, and a 64-bit
+# row offset truncated to 32 bits.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -65,6 +69,11 @@ mutants=(
   "26^kernels/tc_warp_mma.cuh^                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t \x5e m), m);^                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t \x5e m), m == 3 ? 1 : m);^tc_epilogue/*^"
   "27^kernels/tc_epilogue.cuh^            const bool whole = n0 + c + 8 <= g.cout_g;^            const bool whole = true;^tc_epilogue/*^"
   "28^kernels/tc_epilogue.cuh^const bool aligned = (reinterpret_cast<uintptr_t>(y + off) % 16 == 0) &&^const bool aligned = true &&^tc_epilogue/*^"
+  "29^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + i0 * xs);^depthwise/*^"
+  "30^kernels/depthwise_cl.cu^                    if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */^^depthwise/*^"
+  "31^kernels/depthwise_cl.cu^        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */^        if ((U)(i0 + (Idx)k) > in2) return make_uint2(0u, 0u);^depthwise/*^"
+  "32^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
+  "33^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
 )
 
 want=("$@")
