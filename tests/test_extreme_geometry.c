@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "convnd.h"
+#include "convnd_ref.h"
 #include "test_contract_support.h"
 #include "test_problem_text.h"
 #include "test_schedule_runs.h"
@@ -94,39 +95,45 @@ Test(extreme_geometry, grouped_with_whole_vectors_of_c_in_but_not_of_c_in_per_gr
     run_every_supporting("fwd 1d N=1 Ci=24 Co=12 g=4 I=11 K=3 S=2 x=cl w=cl y=cl", CONVND_F32);
 }
 
-/* x of 8 channels x (2^29 + 5) positions: 2^32 + 40 f32 elements, mapped without backing, of
- * which only the 72 the conv reads are written; three outputs per channel (P1 chosen so),
- * stride S apart, the first at position -P0. Channels-first, channel 7 starts past 2^31 (x's base
- * offset needs 64 bits); channels-last, the W stride times the position does. */
-static void sparse_run(convnd_layout layout, int64_t S, int64_t P0, int64_t P1) {
+/* x of 8 channels x (2^29 + 5) positions: 2^32 + 40 elements, mapped without backing, of which
+ * only the 72 the conv reads are written; three outputs per channel (P1 chosen so), stride S
+ * apart, the first at position -P0. Channels-first, channel 7 starts past 2^31 (x's base offset
+ * needs 64 bits); channels-last, the W stride times the position does. Inputs and weights are
+ * small integers and every sum stays below 2^8, so f32, f16 and bf16 results are exact. */
+static void sparse_run_dtype(convnd_layout layout, int64_t S, int64_t P0, int64_t P1,
+                             convnd_dtype dtype) {
     if (convnd_active_device() != CONVND_DEVICE_EMULATED)
         cr_skip_test("the sparse mapping is host memory: emulated device only");
     const int64_t C = 8, I = ((int64_t)1 << 29) + 5, K = 3, O = 3;
-    const size_t xbytes = (size_t)(C * I) * sizeof(float);
-    float *x = mmap(NULL, xbytes, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const size_t elem = dtype == CONVND_F32 ? 4 : 2;
+    const size_t xbytes = (size_t)(C * I) * elem;
+    void *x = mmap(NULL, xbytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (x == MAP_FAILED) cr_skip_test("cannot map %zu bytes of address space", xbytes);
     const int cl = layout == CONVND_CHANNELS_LAST;
     float w[8 * 3], y[8 * 3], expect[8 * 3];
     for (int64_t c = 0; c < C; ++c)
         for (int64_t k = 0; k < K; ++k)
-            w[c * K + k] = (float)((c + 2 * k) % 5 - 2);
+            convnd_ref_store(dtype, w, c * K + k, (double)((c + 2 * k) % 5 - 2));
     for (int64_t c = 0; c < C; ++c)
         for (int64_t o = 0; o < O; ++o) {
             double acc = 0;
             for (int64_t k = 0; k < K; ++k) {
                 const int64_t i = o * S + k - P0;
-                const float v = (float)((c * 7 + i % 97) % 9 - 4); /* of i: outputs share x */
-                x[cl ? i * C + c : c * I + i] = v;
-                acc += (double)v * w[c * K + k];
+                const double v = (double)((c * 7 + i % 97) % 9 - 4); /* of i: outputs share x */
+                convnd_ref_store(dtype, x, cl ? i * C + c : c * I + i, v);
+                acc += v * (double)((c + 2 * k) % 5 - 2);
             }
             expect[cl ? o * C + c : c * O + o] = (float)acc;
         }
     char text[256];
     snprintf(text, sizeof text,
-             "fwd 1d Ci=8 Co=8 g=8 I=%lld K=3 S=%lld P0=%lld P1=%lld x=%s w=%s y=%s", (long long)I,
-             (long long)S, (long long)P0, (long long)P1, cl ? "cl" : "cf", cl ? "cl" : "cf",
-             cl ? "cl" : "cf");
+             "fwd 1d Ci=8 Co=8 g=8 I=%lld K=3 S=%lld P0=%lld P1=%lld x=%s w=%s y=%s %s",
+             (long long)I, (long long)S, (long long)P0, (long long)P1, cl ? "cl" : "cf",
+             cl ? "cl" : "cf", cl ? "cl" : "cf",
+             dtype == CONVND_BF16  ? "bf16"
+             : dtype == CONVND_F16 ? "f16"
+                                   : "f32");
     const convnd_problem p = test_parse_valid(text);
     char specs[64][TEST_SPEC_LEN];
     const int n = test_supporting_specs(&p, specs, 64);
@@ -140,11 +147,17 @@ static void sparse_run(convnd_layout layout, int64_t S, int64_t P0, int64_t P1) 
         memset(y, 0xff, sizeof y);
         const convnd_status st = conv_nd(&p, x, w, NULL, NULL, y, NULL, 0, NULL, &opts);
         cr_expect_eq(st, CONVND_OK, "%s on %s: %s", specs[s], text, convnd_last_error());
-        for (int e = 0; e < 24 && st == CONVND_OK; ++e)
-            cr_expect_eq(y[e], expect[e], "%s on %s: y[%d] = %g, expected %g", specs[s], text, e,
-                         (double)y[e], (double)expect[e]);
+        for (int e = 0; e < 24 && st == CONVND_OK; ++e) {
+            const double got = convnd_ref_load(dtype, y, e);
+            cr_expect_eq(got, (double)expect[e], "%s on %s: y[%d] = %g, expected %g", specs[s],
+                         text, e, got, (double)expect[e]);
+        }
     }
     munmap(x, xbytes);
+}
+
+static void sparse_run(convnd_layout layout, int64_t S, int64_t P0, int64_t P1) {
+    sparse_run_dtype(layout, S, P0, P1, CONVND_F32);
 }
 
 Test(extreme_geometry, sparse_x_past_2_31_elements_channels_first) {
@@ -160,4 +173,10 @@ Test(extreme_geometry, sparse_x_past_2_31_elements_channels_last) {
 Test(extreme_geometry, sparse_x_past_2_31_elements_unit_stride_cropped) {
     sparse_run(CONVND_CHANNELS_LAST, 1, -((int64_t)1 << 29), 0);
     sparse_run(CONVND_CHANNELS_FIRST, 1, -((int64_t)1 << 29), 0);
+}
+
+/* The same in bf16: 8 channels are one 16-byte vector, so depthwise_cl's 8-output 16-bit
+ * fixed-width kernels (the two-halves path, 64-bit indices) read past 2^31 elements. */
+Test(extreme_geometry, sparse_x_past_2_31_elements_unit_stride_cropped_bf16) {
+    sparse_run_dtype(CONVND_CHANNELS_LAST, 1, -((int64_t)1 << 29), 0, CONVND_BF16);
 }
