@@ -276,6 +276,7 @@ template <typename V> inline V convnd_ld_vec(const V *p) {
 }
 template <typename V> inline void convnd_st_vec(V *p, const V &v) {
     convnd_emu_check_vector(p, sizeof(V), "store");
+    if (sizeof(V) == 16) convnd_emu_count_vector_store16(p);
     *p = v;
 }
 
