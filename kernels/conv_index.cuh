@@ -201,15 +201,22 @@ __host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv
     return conv_activate(p.activation, v);
 }
 
+/* ACT for "read p.activation at run time" (conv_activate): the emulated device's one epilogue
+ * body (tc_epilogue.cuh). */
+#define CONVND_ACT_RUNTIME (-1)
+
 /* The same with the activation a template parameter (p.activation == ACT, checked by the
- * caller's dispatch). */
+ * caller's dispatch; CONVND_ACT_RUNTIME: the switch on p.activation). */
 template <int ACT>
 __host__ __device__ __forceinline__ float
 conv_epilogue_values_t(const convnd_conv_params &p, float acc, float bias_v, float z_v) {
     float v = p.alpha * acc;
     if (p.has_bias) v += bias_v;
     if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
-    return conv_activate_t<ACT>(v);
+    if constexpr (ACT == CONVND_ACT_RUNTIME)
+        return conv_activate(p.activation, v);
+    else
+        return conv_activate_t<ACT>(v);
 }
 
 /* The epilogue's value for output channel c at element offset y_off (z shares y's strides, and

@@ -43,20 +43,20 @@ __device__ __forceinline__ void tc_finish_octet_vec(const convnd_conv_params &p,
     constexpr int CHUNKS = 8 / VEC;
     T zs[8];
     if (conv_reads_z(p)) {
-        CONVND_UNROLL(2)
+        CONVND_UNROLL_GPU(2)
         for (int ch = 0; ch < CHUNKS; ++ch) {
             const uint4 zv = convnd_ld_vec(reinterpret_cast<const uint4 *>(z + off + ch * VEC));
             memcpy(zs + ch * VEC, &zv, 16);
         }
     }
     T out[8];
-    CONVND_UNROLL(8)
+    CONVND_UNROLL_GPU(8)
     for (int e = 0; e < 8; ++e) {
         const float b = p.has_bias ? conv_load(bias, co + e) : 0.0f;
         const float zv = conv_reads_z(p) ? convnd_to_f32(zs[e]) : 0.0f;
         out[e] = convnd_from_f32<T>(conv_epilogue_values_t<ACT>(p, v[e], b, zv));
     }
-    CONVND_UNROLL(2)
+    CONVND_UNROLL_GPU(2)
     for (int ch = 0; ch < CHUNKS; ++ch) {
         uint4 u;
         memcpy(&u, out + ch * VEC, 16);
@@ -82,7 +82,7 @@ tc_epilogue_act(const Mma &mma, const convnd_conv_params &p, const igemm_geometr
             if (whole && aligned) {
                 tc_finish_octet_vec<T, ACT>(p, v, bias, z, y, co, off);
             } else {
-                CONVND_UNROLL(8)
+                CONVND_UNROLL_GPU(8)
                 for (int e = 0; e < 8; ++e)
                     if (n0 + c + e < g.cout_g)
                         tc_finish_one<T, ACT>(p, v[e], bias, z, y, co + e, off + e);
@@ -98,11 +98,18 @@ tc_epilogue_act(const Mma &mma, const convnd_conv_params &p, const igemm_geometr
     }
 }
 
-/* The activation chosen once per thread (p.activation is the same for the whole grid). */
+/* The activation chosen once per thread (p.activation is the same for the whole grid). The
+ * emulated device compiles one body that reads p.activation per element instead (the same
+ * conv_activate_t bodies behind conv_activate's switch) and leaves its loops to the host
+ * compiler: four force-unrolled bodies per kernel instance took one tensor-core file's emulated
+ * build from under a minute to more than eight, for no difference in what is computed. */
 template <typename T, class Mma>
 __device__ __forceinline__ void
 tc_epilogue(const Mma &mma, const convnd_conv_params &p, const igemm_geometry &g,
             const int32_t *y_rows, int32_t n0, int32_t co0, const T *bias, const T *z, T *y) {
+#if defined(CONVND_EMU) && CONVND_EMU
+    tc_epilogue_act<T, CONVND_ACT_RUNTIME>(mma, p, g, y_rows, n0, co0, bias, z, y);
+#else
     if (p.activation == CONVND_ACT_RELU)
         tc_epilogue_act<T, CONVND_ACT_RELU>(mma, p, g, y_rows, n0, co0, bias, z, y);
     else if (p.activation == CONVND_ACT_SILU)
@@ -111,6 +118,7 @@ tc_epilogue(const Mma &mma, const convnd_conv_params &p, const igemm_geometry &g
         tc_epilogue_act<T, CONVND_ACT_GELU>(mma, p, g, y_rows, n0, co0, bias, z, y);
     else
         tc_epilogue_act<T, CONVND_ACT_NONE>(mma, p, g, y_rows, n0, co0, bias, z, y);
+#endif
 }
 
 } // namespace CONVND_NS

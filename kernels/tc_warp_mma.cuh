@@ -159,12 +159,12 @@ struct tc_warp_mma_on {
      * (warp shuffles). */
     template <class F> __device__ __forceinline__ void each_octet(F f) const {
         const int g = lane / 4, t = lane % 4;
-        CONVND_UNROLL(8)
+        CONVND_UNROLL_GPU(8)
         for (int i = 0; i < FM; ++i)
-            CONVND_UNROLL(4)
+            CONVND_UNROLL_GPU(4)
         for (int j = 0; j < FN; j += 2) {
             float px[4], py[4]; /* P[d] = (px[d], py[d]) */
-            CONVND_UNROLL(4)
+            CONVND_UNROLL_GPU(4)
             for (int d = 0; d < 4; ++d) {
                 px[d] = acc[i][j + (d & 1)][2 * (d >> 1)];
                 py[d] = acc[i][j + (d & 1)][2 * (d >> 1) + 1];
@@ -172,13 +172,13 @@ struct tc_warp_mma_on {
             float rx[4], ry[4]; /* R[m]: the pair from quad lane t^m */
             rx[0] = pick4(px, t);
             ry[0] = pick4(py, t);
-            CONVND_UNROLL(4)
+            CONVND_UNROLL_GPU(4)
             for (int m = 1; m < 4; ++m) {
                 rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t ^ m), m);
                 ry[m] = __shfl_xor_sync(0xffffffffu, pick4(py, t ^ m), m);
             }
             float v[8];
-            CONVND_UNROLL(4)
+            CONVND_UNROLL_GPU(4)
             for (int s = 0; s < 4; ++s) {
                 v[2 * s] = pick4(rx, s ^ t);
                 v[2 * s + 1] = pick4(ry, s ^ t);
