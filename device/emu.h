@@ -162,6 +162,12 @@ void convnd_emu_cp_async_grow(convnd_emu_thread *t);
 #define CONVND_EMU_MMA_MAX_N 32
 void convnd_emu_mma_f32(int m, int n, int k, const float *a, const float *b, const float *c,
                         float *d);
+/* Plain 16-byte vector stores (convnd_st_vec) to global memory: convnd_st_vec counts each
+ * (shared-memory stores are not counted), and convnd_emu_global_vector_stores16 returns how many
+ * there were in this process so far, all launches and threads together, so that a test can
+ * assert that a kernel took its 16-byte store path. */
+void convnd_emu_count_vector_store16(const void *p);
+uint64_t convnd_emu_global_vector_stores16(void);
 /* Reports a kernel-side error (misuse of a primitive) and abandons the block: never returns. */
 #if defined(__GNUC__)
 __attribute__((noreturn, format(printf, 1, 2)))

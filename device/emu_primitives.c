@@ -37,6 +37,21 @@ void *convnd_emu_static_shared(const void *key, size_t bytes, size_t align) {
     return b->smem + offset;
 }
 
+/* ---- vector store counter ------------------------------------------------------------------ */
+
+static uint64_t global_vector_stores16;
+
+void convnd_emu_count_vector_store16(const void *p) {
+    const convnd_emu_block *b = convnd_emu_self ? convnd_emu_self->block : NULL;
+    const unsigned char *c = (const unsigned char *)p;
+    if (b && c >= b->smem && c < b->smem + b->smem_used) return; /* shared memory */
+    __atomic_add_fetch(&global_vector_stores16, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t convnd_emu_global_vector_stores16(void) {
+    return __atomic_load_n(&global_vector_stores16, __ATOMIC_RELAXED);
+}
+
 /* ---- warp collectives --------------------------------------------------------------------- */
 
 void convnd_emu_warp_collective(const char *name, uint32_t mask, void *arg, convnd_emu_warp_fn fn) {

@@ -20,6 +20,9 @@
 #define CONVND_LAUNCHER(name) convnd_emu_##name
 #endif
 #define CONVND_UNROLL(n) CONVND_PRAGMA(GCC unroll n)
+/* Unrolled on the GPU only: for large epilogue loops, whose forced unrolling multiplies the host
+ * compiler's work without changing what the emulated device computes. */
+#define CONVND_UNROLL_GPU(n)
 
 #define __global__
 #define __device__
@@ -276,6 +279,7 @@ template <typename V> inline V convnd_ld_vec(const V *p) {
 }
 template <typename V> inline void convnd_st_vec(V *p, const V &v) {
     convnd_emu_check_vector(p, sizeof(V), "store");
+    if (sizeof(V) == 16) convnd_emu_count_vector_store16(p);
     *p = v;
 }
 

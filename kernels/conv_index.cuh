@@ -157,14 +157,29 @@ __host__ __device__ __forceinline__ void conv_store(T *p, Idx off, float v) {
 /* 1/sqrt(2), for the exact (erf) GELU. */
 #define CONVND_RSQRT2_F 0.70710678118654752440f
 
+/* The activation ACT (a convnd_activation) as a template parameter: kernels that pick it once at
+ * their boundary (the tensor-core register epilogue, tc_epilogue.cuh) run one body per
+ * instance, with no per-element switch. */
+template <int ACT> __host__ __device__ __forceinline__ float conv_activate_t(float v) {
+    if constexpr (ACT == CONVND_ACT_RELU)
+        return v > 0.0f ? v : 0.0f;
+    else if constexpr (ACT == CONVND_ACT_SILU)
+        return v / (1.0f + expf(-v));
+    else if constexpr (ACT == CONVND_ACT_GELU)
+        return 0.5f * v * (1.0f + erff(v * CONVND_RSQRT2_F));
+    else
+        return v;
+}
+
+/* The activation chosen at run time (one switch per call). */
 __host__ __device__ __forceinline__ float conv_activate(int32_t act, float v) {
     switch (act) {
     case CONVND_ACT_RELU:
-        return v > 0.0f ? v : 0.0f;
+        return conv_activate_t<CONVND_ACT_RELU>(v);
     case CONVND_ACT_SILU:
-        return v / (1.0f + expf(-v));
+        return conv_activate_t<CONVND_ACT_SILU>(v);
     case CONVND_ACT_GELU:
-        return 0.5f * v * (1.0f + erff(v * CONVND_RSQRT2_F));
+        return conv_activate_t<CONVND_ACT_GELU>(v);
     default:
         return v;
     }
@@ -184,6 +199,24 @@ __host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv
     if (p.has_bias) v += bias_v;
     if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
     return conv_activate(p.activation, v);
+}
+
+/* ACT for "read p.activation at run time" (conv_activate): the emulated device's one epilogue
+ * body (tc_epilogue.cuh). */
+#define CONVND_ACT_RUNTIME (-1)
+
+/* The same with the activation a template parameter (p.activation == ACT, checked by the
+ * caller's dispatch; CONVND_ACT_RUNTIME: the switch on p.activation). */
+template <int ACT>
+__host__ __device__ __forceinline__ float
+conv_epilogue_values_t(const convnd_conv_params &p, float acc, float bias_v, float z_v) {
+    float v = p.alpha * acc;
+    if (p.has_bias) v += bias_v;
+    if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
+    if constexpr (ACT == CONVND_ACT_RUNTIME)
+        return conv_activate(p.activation, v);
+    else
+        return conv_activate_t<ACT>(v);
 }
 
 /* The epilogue's value for output channel c at element offset y_off (z shares y's strides, and

@@ -4,8 +4,9 @@
  * times BN output channels. The k-tiles (one tap, BK channels) flow through a STAGES-deep ring
  * of shared-memory buffers filled by cp.async (igemm_load.cuh) while the math (igemm_mma.cuh)
  * works STAGES-1 tiles behind. The fused epilogue (conv_index.cuh) then applies to each
- * accumulator where it is: in registers for the tensor cores (Mma::C_TILE false), else through
- * an f32 C tile in shared memory, one store per output in y's memory order.
+ * accumulator where it is: in registers for the tensor cores (Mma::C_TILE false; tc_epilogue.cuh:
+ * the activation a template parameter, 16-byte stores of channels-last y), else through an f32
+ * C tile in shared memory, one store per output in y's memory order.
  *
  * Shared memory (dynamic): [ A stages | B stages ] (reused after the main loop as the f32 C tile
  * when there is one), then the BM row offsets of y, which live through the whole kernel. */
@@ -18,6 +19,7 @@
 #include "igemm_geometry.cuh"
 #include "igemm_load.cuh"
 #include "igemm_mma.cuh"
+#include "tc_epilogue.cuh"
 #include "planted_bugs.h"
 #include "launchers.h"
 #include "error.h"
@@ -129,15 +131,11 @@ igemm_block_tile(const convnd_conv_params &p, const igemm_geometry &g, int32_t m
 
     const int32_t co0 = group * g.cout_g;
     if constexpr (!Mma::C_TILE) {
-        /* Register epilogue: each accumulator goes to y from the thread that holds it. */
+        /* Register epilogue (tc_epilogue.cuh): the accumulators go to y from the registers, 16
+         * bytes at a time where y's channels are innermost. */
         convnd_cp_async_wait<0>(); /* only empty groups can be pending: nothing left to land */
         __syncthreads();           /* y_rows, even when there was no k-tile (no loop barrier) */
-        mma.each([&](int r, int c, float v) {
-            const int32_t row_off = y_rows[r];
-            if (row_off < 0 || n0 + c >= g.cout_g) return;
-            const int32_t co = co0 + n0 + c;
-            conv_finish<T, int32_t>(p, v, bias, z, y, co, row_off + co * g.ys[1]);
-        });
+        tc_epilogue<T>(mma, p, g, y_rows, n0, co0, bias, z, y);
     } else {
         /* The C tile reuses the stage buffers: all copies landed and all math done first. */
         convnd_cp_async_wait<0>();

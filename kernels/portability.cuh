@@ -22,7 +22,8 @@
  *    emulated device checks for the vector's alignment (the GPU faults on a misaligned one)
  *  - tensor cores: namespace convnd_wmma (nvcuda::wmma on the GPU), convnd_float_to_tf32
  *  - <cmath>, min/max on integer and floating types, __ldg, __popc, __clz, __ffs, __expf...
- *  - CONVND_UNROLL(n): an unroll pragma both compilers understand. */
+ *  - CONVND_UNROLL(n): an unroll pragma both compilers understand; CONVND_UNROLL_GPU(n): one
+ *    that only nvcc applies (loops whose unrolling would only slow the emulated build). */
 #ifndef CONVND_PORTABILITY_CUH
 #define CONVND_PORTABILITY_CUH
 

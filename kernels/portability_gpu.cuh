@@ -11,6 +11,7 @@
 #define CONVND_NS convnd_gpu
 #define CONVND_LAUNCHER(name) convnd_gpu_##name
 #define CONVND_UNROLL(n) CONVND_PRAGMA(unroll n)
+#define CONVND_UNROLL_GPU(n) CONVND_PRAGMA(unroll n)
 
 /* 128-byte aligned: enough for WMMA (32), vector loads (16) and cp.async (16). */
 #define CONVND_SHARED(T, name, dims) __shared__ __align__(128) T name dims

@@ -9,6 +9,10 @@ when
   - a tensor-core kernel (the rules below) has no HMMA instruction, or a 16-bit one no LDSM,
   - a kernel that must load 16 bytes at a time (the channels-last vector path of the implicit
     GEMM) has no 128-bit global load (LDGSTS.E.BYPASS.128 or LDG.E.128),
+  - a tensor-core implicit GEMM (igemm_tc, convT_tc: every instance serves channels-last y)
+    has no 128-bit global store (STG.E.128: the register epilogue's 16-byte channel runs,
+    kernels/tc_epilogue.cuh), or has an indirect branch (BRX: the activation is a template
+    parameter of the epilogue, picked once per thread, never a switch per element),
   - a kernel needs more than 227 KiB of shared memory,
   - the performance MODEL (kernels/sass_model.py) of a tensor-core or memory-bound instance finds
     a generic LD in a tensor-core main loop (unless waived there as a known defect) or a model
@@ -57,6 +61,14 @@ RULES = [
     ("LDG128", re.compile(r"convT_kernel<.*, [12]>\("), "ldg128"),
     # depthwise_cl / depthwise_stream / grouped kernels with VECIO = true: 16-byte channel vectors
     ("LDG128", re.compile(r"(?:depthwise_cl|depthwise_stream|grouped)_kernel<.*, true>\("), "ldg128"),
+    # the tensor-core register epilogue's 16-byte channels-last stores (tc_epilogue.cuh)
+    ("STG128", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "stg128"),
+]
+
+# (what, regex on the demangled kernel name, instruction count that must be 0)
+FORBIDDEN = [
+    # an indirect branch (a jump table: the per-element activation switch the epilogue had)
+    ("BRX", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "brx"),
 ]
 
 
@@ -129,13 +141,16 @@ def parse_ptxas(text):
 
 
 LDG128 = re.compile(r"\bLDGSTS\.E\.BYPASS(\.LTC128B)?\.128\b|\bLDG\.E\.(CONSTANT\.)?128\b")
+STG128 = re.compile(r"\bSTG\.E(\.\w+)*\.128\b")
+EMPTY_COUNTS = {"hmma": 0, "ldg128": 0, "ldsm": 0, "stg128": 0, "brx": 0}
 
 
 def parse_sass(functions):
-    """{mangled name: {hmma, ldg128, ldsm}} instruction counts of sass_model.parse_functions' output."""
+    """{mangled name: {hmma, ldg128, ldsm, stg128, brx}} instruction counts of
+    sass_model.parse_functions' output."""
     counts = {}
     for name, instrs in functions.items():
-        c = counts.setdefault(name, {"hmma": 0, "ldg128": 0, "ldsm": 0})
+        c = counts.setdefault(name, dict(EMPTY_COUNTS))
         for _, op, _ in instrs:
             if op.startswith("HMMA."):
                 c["hmma"] += 1
@@ -143,6 +158,10 @@ def parse_sass(functions):
                 c["ldsm"] += 1
             if LDG128.search(op):
                 c["ldg128"] += 1
+            if STG128.search(op):
+                c["stg128"] += 1
+            if op == "BRX" or op.startswith("BRX."):
+                c["brx"] += 1
     return counts
 
 
@@ -226,7 +245,7 @@ def main():
         counts, functions = sass
         names = demangle(sorted(ptxas))
         for mangled in sorted(ptxas, key=lambda n: names[n]):
-            info, ins = ptxas[mangled], counts.get(mangled, {"hmma": 0, "ldg128": 0, "ldsm": 0})
+            info, ins = ptxas[mangled], counts.get(mangled, dict(EMPTY_COUNTS))
             dem = names[mangled]
             dyn = dynamic_smem(dem)
             checks, verdict = [], "ok"
@@ -242,6 +261,13 @@ def main():
                     if ins[key] == 0:
                         verdict = "FAIL"
                         failures.append(f"{short_name(dem)}: no {what} instruction in the SASS")
+            for what, pattern, key in FORBIDDEN:
+                if pattern.search(dem):
+                    checks.append("no " + what)
+                    if ins[key]:
+                        verdict = "FAIL"
+                        failures.append(f"{short_name(dem)}: {ins[key]} {what} instruction(s) in "
+                                        "the SASS")
             model = sass_model.model_of(functions.get(mangled, []), dem)
             cols = {}
             if model is not None:

@@ -149,7 +149,51 @@ struct tc_warp_mma_on {
             f(wm0 + 16 * i + g + 8 * (r >> 1), wn0 + 8 * j + 2 * t + (r & 1), acc[i][j][r]);
     }
 
+    /* f(row, col, v[8]) with v[e] = C[row][col + e]: the accumulators transposed so that each
+     * lane holds 8 consecutive columns of one row (16 bytes of 16-bit output: one vector store
+     * where y's channels are innermost). Per mma tile row i and pair of n8 tiles (j, j+1), the
+     * quad of lanes g (t = 0..3) holds rows g, g+8 x 16 columns; lane t takes row g + 8(t>>1),
+     * columns 8(j + (t&1)) .. +7, and gets C[row][.. + 2s, + 2s+1] from quad lane s. Lane t's
+     * pair for lane d, P[d] = acc[i][j + (d&1)][2(d>>1) .. +1], goes over in three xor rounds
+     * (m = 1, 2, 3: P[t^m] to lane t^m; m = 0 is its own). Every lane of the warp must call it
+     * (warp shuffles). */
+    template <class F> __device__ __forceinline__ void each_octet(F f) const {
+        const int g = lane / 4, t = lane % 4;
+        CONVND_UNROLL_GPU(8)
+        for (int i = 0; i < FM; ++i)
+            CONVND_UNROLL_GPU(4)
+        for (int j = 0; j < FN; j += 2) {
+            float px[4], py[4]; /* P[d] = (px[d], py[d]) */
+            CONVND_UNROLL_GPU(4)
+            for (int d = 0; d < 4; ++d) {
+                px[d] = acc[i][j + (d & 1)][2 * (d >> 1)];
+                py[d] = acc[i][j + (d & 1)][2 * (d >> 1) + 1];
+            }
+            float rx[4], ry[4]; /* R[m]: the pair from quad lane t^m */
+            rx[0] = pick4(px, t);
+            ry[0] = pick4(py, t);
+            CONVND_UNROLL_GPU(4)
+            for (int m = 1; m < 4; ++m) {
+                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t ^ m), m);
+                ry[m] = __shfl_xor_sync(0xffffffffu, pick4(py, t ^ m), m);
+            }
+            float v[8];
+            CONVND_UNROLL_GPU(4)
+            for (int s = 0; s < 4; ++s) {
+                v[2 * s] = pick4(rx, s ^ t);
+                v[2 * s + 1] = pick4(ry, s ^ t);
+            }
+            f(wm0 + 16 * i + g + 8 * (t >> 1), wn0 + 8 * (j + (t & 1)), v);
+        }
+    }
+
   private:
+    /* a[k] for a run-time k in 0..3, through selects (a run-time array index would put a in
+     * local memory) */
+    __device__ __forceinline__ static float pick4(const float (&a)[4], int k) {
+        return k == 0 ? a[0] : k == 1 ? a[1] : k == 2 ? a[2] : a[3];
+    }
+
     __device__ __forceinline__ static uint32_t tf32_bits(float f) {
         const float r = ::convnd_float_to_tf32(f);
         uint32_t u;

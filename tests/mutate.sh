@@ -31,7 +31,9 @@ mkdir -p "$work"
 # GEMM's prefix kernel, the prefix read at x's spatial strides, the gather path's channel stride
 # always x's, the vector path taken for a misaligned prefix, and the state loop's block index
 # dropping the grid's y and z.
-# Mutants 26-28 belonged to the tensor-core register epilogue, reverted (see git log).
+# Mutants 26-28 are the tensor-core register epilogue's 16-byte stores: a wrong shuffle lane in
+# the quad transpose, the channel-tail predicate of the wide store dropped, the wide store taken
+# on a misaligned y.
 # Mutants 29-33 are depthwise_cl's two-halves path (8-output 16-bit fixed-width kernels): the
 # second half reading the first half's channels, the tail predicate of the combined store
 # removed, the padding compare off by one, the halves swapped in the 16-byte store, and a 64-bit
@@ -64,6 +66,9 @@ mutants=(
   "23^kernels/igemm_io.cuh^        const int32_t cs = in_prefix ? this->ps[1] : g.xs[1];^        const int32_t cs = g.xs[1];^io_axis/forced_schedules*^"
   "24^kernels/igemm_io.cuh^    bool ok = p.ps[1] == 1 && (uintptr_t)a->x_prefix % 16 == 0;^    bool ok = p.ps[1] == 1;^io_axis/forced_schedules*^"
   "25^kernels/igemm_io.cuh^        (int64_t)gridDim.x * ((int64_t)blockIdx.y + (int64_t)gridDim.y * blockIdx.z);^        (int64_t)0 * ((int64_t)blockIdx.y + (int64_t)gridDim.y * blockIdx.z);^io_axis/forced_schedules*^"
+  "26^kernels/tc_warp_mma.cuh^                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t \x5e m), m);^                rx[m] = __shfl_xor_sync(0xffffffffu, pick4(px, t \x5e m), m == 3 ? 1 : m);^tc_epilogue/*^"
+  "27^kernels/tc_epilogue.cuh^            const bool whole = n0 + c + 8 <= g.cout_g;^            const bool whole = true;^tc_epilogue/*^"
+  "28^kernels/tc_epilogue.cuh^const bool aligned = (reinterpret_cast<uintptr_t>(y + off) % 16 == 0) &&^const bool aligned = true &&^tc_epilogue/*^"
   "29^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + i0 * xs);^depthwise/*^"
   "30^kernels/depthwise_cl.cu^                    if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */^^depthwise/*^"
   "31^kernels/depthwise_cl.cu^        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */^        if ((U)(i0 + (Idx)k) > in2) return make_uint2(0u, 0u);^depthwise/*^"
