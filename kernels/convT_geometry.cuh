@@ -186,6 +186,7 @@ __device__ __forceinline__ convT_block convT_locate(const convT_phases &ph, int3
     }
     b.g.M = m;
     b.g.ktiles = taps;
+    igemm_set_x_deltas(b.g); /* from the phase's K */
     return b;
 }
 

@@ -73,7 +73,8 @@ __host__ inline bool convT_within_limits(const convnd_conv_params &p) {
 /* The 16-byte paths: channels-last x with cin_g and x's other strides multiples of the chunk
  * (the forward rule for x), channels-last weight (output channels innermost) with cout_g and
  * its other strides multiples of the chunk, 16-byte aligned bases. Pointwise when no phase has
- * two taps along a dimension: K <= S / gcd(S, D) everywhere. */
+ * two taps along a dimension: K <= S / gcd(S, D) everywhere; otherwise vector only for filter
+ * extents up to CONVND_IGEMM_MASK_TAPS (the x loader's tap masks), else gather. */
 template <typename T> __host__ inline int convT_pick_path(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     const int64_t vec = 16 / (int64_t)sizeof(T);
@@ -85,7 +86,12 @@ template <typename T> __host__ inline int convT_pick_path(const convnd_launch_ar
     bool pointwise = true;
     for (int t = 0; t < 3; ++t)
         pointwise = pointwise && p.k[t] <= p.s[t] / convnd_gcd64(p.s[t], p.d[t]);
-    return pointwise ? CONVT_POINTWISE : CONVT_VECTOR;
+    if (pointwise) return CONVT_POINTWISE;
+    /* a phase has at most K taps per dimension; the vector x loader's tap masks cover
+     * CONVND_IGEMM_MASK_TAPS of them, and its partial offsets must fit int32 (igemm_pick_path) */
+    for (int t = 0; t < 3; ++t)
+        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return CONVT_GATHER;
+    return igemm_x_offsets_fit32(p) ? CONVT_VECTOR : CONVT_GATHER;
 }
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>

@@ -26,7 +26,54 @@ struct igemm_geometry {
     int32_t ktiles;        /* taps * chunks */
     int32_t O[3], I[3], S[3], D[3], P0[3], K[3];
     int32_t xs[5], ws[5], ys[5];
+    /* x's offset steps between consecutive taps (igemm_k_iter::x_tap), modulo 2^32: xd[2] one
+     * tap along k2, xd[1] along k1 with k2 wrapping to 0, xd[0] along k0 with k1 and k2
+     * wrapping (igemm_set_x_deltas; exact in int32 where the vector path runs:
+     * igemm_x_offsets_fit32). */
+    uint32_t xd[3];
 };
+
+/* Widest filter extent (per dimension) that the vector A loader's tap masks cover: bit t of a
+ * row's mask along dimension d says tap t is inside [0, I_d). Wider filters take the gather
+ * path (igemm_pick_path, convT_pick_path), which compares coordinates instead. */
+#define CONVND_IGEMM_MASK_TAPS 32
+
+/* The tap deltas of g from its K, D and xs (host for the forward kernels, device for the
+ * transposed ones, whose per-phase K is set per block). Modulo 2^32, as x_tap is stepped: a
+ * problem whose tap terms exceed int32 (it never takes the vector path, which alone reads
+ * them: igemm_x_offsets_fit32) wraps without overflow. */
+__host__ __device__ inline void igemm_set_x_deltas(igemm_geometry &g) {
+    uint32_t step[3], back[3]; /* one tap along d; from tap K_d - 1 back to tap 0 */
+    for (int d = 0; d < 3; ++d) {
+        step[d] = (uint32_t)g.D[d] * (uint32_t)g.xs[2 + d];
+        back[d] = (uint32_t)(g.K[d] - 1) * step[d];
+    }
+    g.xd[2] = step[2];
+    g.xd[1] = step[1] - back[2];
+    g.xd[0] = step[0] - back[1] - back[2];
+}
+
+/* Whether every partial sum the vector A loader forms fits int32: a row's base (batch, group
+ * and its origin o*S - P0, which padding puts outside x), the tap term and the deltas. Each is
+ * a sum of coordinates times x's strides, the coordinates within the extents below (spatial:
+ * the input plus both paddings, the filter span and, for the transposed phases, the output),
+ * so the sum of |stride| x extent bounds them all. Problems past it gather (a uniform
+ * fallback, never a refusal); conv_needs_index64 already bounds each extent by 2^30. */
+__host__ inline bool igemm_x_offsets_fit32(const convnd_conv_params &p) {
+    const int64_t limit = INT32_MAX;
+    int64_t ext[5] = {p.N, p.cin_g * p.groups, 0, 0, 0};
+    for (int d = 0; d < 3; ++d)
+        ext[2 + d] = p.in[d] + (p.p0[d] < 0 ? -p.p0[d] : p.p0[d]) +
+                     (p.p1[d] < 0 ? -p.p1[d] : p.p1[d]) + p.k[d] * p.d[d] + p.out[d];
+    int64_t sum = 0;
+    for (int i = 0; i < 5; ++i) {
+        const int64_t s = p.xs[i] < 0 ? -p.xs[i] : p.xs[i];
+        if (s != 0 && ext[i] > limit / s) return false;
+        sum += s * ext[i];
+        if (sum > limit) return false;
+    }
+    return true;
+}
 
 __host__ inline igemm_geometry igemm_make_geometry(const convnd_conv_params &p, int bk) {
     igemm_geometry g;
@@ -48,6 +95,7 @@ __host__ inline igemm_geometry igemm_make_geometry(const convnd_conv_params &p, 
         g.ws[i] = (int32_t)p.ws[i];
         g.ys[i] = (int32_t)p.ys[i];
     }
+    igemm_set_x_deltas(g);
     return g;
 }
 
@@ -88,23 +136,37 @@ __device__ __forceinline__ igemm_row igemm_split_row(const igemm_geometry &g, in
     return r;
 }
 
-/* Where the k-tile being loaded sits: tap (t0, t1, t2) and first channel c0. The loads run
+/* Where the k-tile being loaded sits: tap (t0, t1, t2) and first channel c0, and x_tap, the
+ * tap's part of x's offset, t0*D0*xs2 + t1*D1*xs3 + t2*D2*xs4 modulo 2^32, stepped by the
+ * geometry's deltas (xd) when the tap changes, as CUTLASS's "optimized" conv iterators step
+ * theirs (loaders that do not read it leave it to dead-code elimination). The loads run
  * STAGES-1 tiles ahead of the math, so only the loaders walk this. */
 struct igemm_k_iter {
     int32_t t[3], c0;
+    uint32_t x_tap;
 
-    __device__ __forceinline__ void start() { t[0] = t[1] = t[2] = c0 = 0; }
+    __device__ __forceinline__ void start() {
+        t[0] = t[1] = t[2] = c0 = 0;
+        x_tap = 0;
+    }
 
     /* Channels innermost, then taps k2, k1, k0 (the order of the weight's channels-last layout). */
     __device__ __forceinline__ void advance(const igemm_geometry &g, int bk) {
         c0 += bk;
         if (c0 < g.cin_g) return;
         c0 = 0;
-        if (++t[2] < g.K[2]) return;
+        if (++t[2] < g.K[2]) {
+            x_tap += g.xd[2];
+            return;
+        }
         t[2] = 0;
-        if (++t[1] < g.K[1]) return;
+        if (++t[1] < g.K[1]) {
+            x_tap += g.xd[1];
+            return;
+        }
         t[1] = 0;
         ++t[0];
+        x_tap += g.xd[0];
     }
 };
 

@@ -173,8 +173,10 @@ __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
 /* ---- host side ------------------------------------------------------------------------------ */
 
 /* The vector path needs 16-byte chunks of channels: channels-last x and w, cin_g and every
- * other stride multiples of the chunk, 16-byte aligned base pointers. The pointwise variant
- * additionally needs a 1x1(x1) kernel. */
+ * other stride multiples of the chunk, 16-byte aligned base pointers, and a filter extent of at
+ * most CONVND_IGEMM_MASK_TAPS along every dimension (the loader's tap masks; a wider filter
+ * gathers) and partial offsets within int32 (igemm_x_offsets_fit32). The pointwise variant
+ * needs a 1x1(x1) kernel instead. */
 template <typename T> __host__ inline int igemm_pick_path(const convnd_launch_args *a) {
     const convnd_conv_params &p = a->params;
     const int64_t vec = 16 / (int64_t)sizeof(T);
@@ -183,7 +185,12 @@ template <typename T> __host__ inline int igemm_pick_path(const convnd_launch_ar
     for (int i = 0; i < 5; ++i)
         if (i != 1) ok = ok && p.xs[i] % vec == 0 && p.ws[i] % vec == 0;
     if (!ok) return IGEMM_GATHER;
-    return p.k[0] == 1 && p.k[1] == 1 && p.k[2] == 1 ? IGEMM_VECTOR_POINTWISE : IGEMM_VECTOR;
+    if (p.k[0] == 1 && p.k[1] == 1 && p.k[2] == 1) return IGEMM_VECTOR_POINTWISE;
+    /* the vector loader's tap masks cover CONVND_IGEMM_MASK_TAPS taps per dimension, and its
+     * partial offsets must fit int32 */
+    for (int t = 0; t < 3; ++t)
+        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return IGEMM_GATHER;
+    return igemm_x_offsets_fit32(p) ? IGEMM_VECTOR : IGEMM_GATHER;
 }
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>

@@ -36,7 +36,17 @@ __device__ __forceinline__ void igemm_copy_elem(T *dst, const T *src, bool ok) {
 /* ---- vector path -------------------------------------------------------------------------- */
 
 /* A rows (x). POINTWISE (1x1 kernel): the row's input offset does not depend on the tap, so it
- * is computed once per block instead of once per k-tile. */
+ * is computed once per block instead of once per k-tile.
+ *
+ * Otherwise the state is incremental, as in CUTLASS's sm80 "optimized" conv activation
+ * iterators: x's offset of (row, tap, channel) is the row's base (batch, group and the row's
+ * own spatial origin o*S - P0, formed once at init) plus the tap's term (igemm_k_iter::x_tap,
+ * uniform, stepped by the geometry's deltas) plus the channel; whether the tap lies inside x
+ * for a row is bit t_d of the row's mask along each dimension d, also formed at init. Per
+ * k-tile and pass that leaves three shifts, an AND, a compare and one add. A padded row's base may
+ * lie outside x (negative, or past its end): the launcher takes this path only when every such
+ * partial sum fits int32 (igemm_x_offsets_fit32). The masks cover filter extents up to
+ * CONVND_IGEMM_MASK_TAPS; wider filters take the gather path (igemm_pick_path). */
 template <typename T, int BM, int BK, class L, int THREADS, bool POINTWISE>
 struct igemm_a_vector_loader {
     static constexpr int VEC = 16 / (int)sizeof(T); /* elements per 16-byte chunk */
@@ -49,10 +59,13 @@ struct igemm_a_vector_loader {
                       (BM % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BM == 0),
                   "vector A loader: tile does not split evenly over the threads");
 
-    int32_t col;          /* first element of this thread's chunk within the tile row */
-    int32_t base[PASSES]; /* n*xs0 + first channel of the group (+ spatial if POINTWISE); -1:
-                             no row (pointwise: or the row's pixel is padding) */
-    int32_t i0[PASSES], i1[PASSES], i2[PASSES]; /* o*S - P0 (unused if POINTWISE) */
+    int32_t col;              /* first element of this thread's chunk within the tile row */
+    int32_t base[PASSES];     /* n*xs0 + first channel of the group + the offset of the row's origin
+                                 (o*S - P0); 0 for no row. Pointwise: of the row's pixel, -1 for no
+                                 row or a padding pixel */
+    uint32_t mask[3][PASSES]; /* bit 31 - t of mask[d]: tap t along d inside [0, I_d) (so a
+                                 left shift by t brings it to the sign bit); 0 for no row;
+                                 unused if POINTWISE */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
@@ -62,7 +75,7 @@ struct igemm_a_vector_loader {
             const int32_t m = m0 + tid / CHUNKS + p * ROWS_PER_PASS;
             int32_t c[3] = {CONVND_IGEMM_ABSENT_ROW, CONVND_IGEMM_ABSENT_ROW,
                             CONVND_IGEMM_ABSENT_ROW};
-            base[p] = -1;
+            base[p] = POINTWISE ? -1 : 0;
             if (m < g.M) {
                 const igemm_row r = igemm_split_row(g, m);
                 for (int t = 0; t < 3; ++t)
@@ -77,9 +90,15 @@ struct igemm_a_vector_loader {
                               ? base[p] + c[0] * g.xs[2] + c[1] * g.xs[3] + c[2] * g.xs[4]
                               : -1;
             } else {
-                i0[p] = c[0];
-                i1[p] = c[1];
-                i2[p] = c[2];
+                for (int d = 0; d < 3; ++d) {
+                    /* an absent row's origin is far below 0: no bit, and no base term */
+                    uint32_t bits = 0;
+                    for (int t = 0; t < g.K[d] && t < CONVND_IGEMM_MASK_TAPS; ++t)
+                        if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])
+                            bits |= 0x80000000u >> t;
+                    mask[d][p] = bits;
+                    if (m < g.M) base[p] += c[d] * g.xs[2 + d];
+                }
             }
         }
     }
@@ -88,25 +107,24 @@ struct igemm_a_vector_loader {
                                          const igemm_k_iter &it, int tid) const {
         const int32_t c = it.c0 + col;
         const bool c_ok = c < g.cin_g;
+        const int32_t tap = POINTWISE ? c : (int32_t)it.x_tap + c; /* exact: see above */
         CONVND_UNROLL(8)
         for (int p = 0; p < PASSES; ++p) {
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BM) break;
-            int32_t off;
             bool ok;
             if (POINTWISE) {
                 ok = c_ok && base[p] >= 0;
-                off = base[p] + c;
             } else {
-                const int32_t a = i0[p] + it.t[0] * g.D[0];
-                const int32_t b = i1[p] + it.t[1] * g.D[1];
-                const int32_t e = i2[p] + it.t[2] * g.D[2];
-                ok = c_ok && (uint32_t)a < (uint32_t)g.I[0] && (uint32_t)b < (uint32_t)g.I[1] &&
-                     (uint32_t)e < (uint32_t)g.I[2];
-                /* only formed in range: an absent row's coordinates would overflow */
-                off = ok ? base[p] + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] + c : 0;
+                /* the tap's bit of each mask at the sign: three shifts and one 3-input AND */
+                const uint32_t bits =
+                    (mask[0][p] << it.t[0]) & (mask[1][p] << it.t[1]) & (mask[2][p] << it.t[2]);
+                ok = c_ok && (int32_t)bits < 0;
             }
-            convnd_cp_async<16>(tile + L::offset(row, col), ok ? x + off : x, ok);
+            /* only formed in range (x itself otherwise): an unsigned offset, as it is then
+             * >= 0, so that forming the address is one wide multiply-add */
+            convnd_cp_async<16>(tile + L::offset(row, col),
+                                x + (ok ? (uint32_t)(base[p] + tap) : 0u), ok);
         }
     }
 };
@@ -146,7 +164,9 @@ template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vecto
             const int row = tid / CHUNKS + p * ROWS_PER_PASS;
             if (SURPLUS && row >= BN) break;
             const bool ok = c_ok && base[p] >= 0;
-            convnd_cp_async<16>(tile + L::offset(row, col), ok ? w + (base[p] + tap) : w, ok);
+            /* w itself when out of range; unsigned, as igemm_a_vector_loader's */
+            convnd_cp_async<16>(tile + L::offset(row, col),
+                                w + (ok ? (uint32_t)(base[p] + tap) : 0u), ok);
         }
     }
 };

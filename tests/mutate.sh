@@ -38,6 +38,10 @@ mkdir -p "$work"
 # second half reading the first half's channels, the tail predicate of the combined store
 # removed, the padding compare off by one, the halves swapped in the 16-byte store, and a 64-bit
 # row offset truncated to 32 bits.
+# Mutants 34-38 are the implicit GEMM's incremental x loader (igemm_load.cuh): a tap mask bit
+# set for the position just past the input, the k1 step's wrap back over k2 dropped, mask bits
+# one tap off, the vector path taken for a filter one tap wider than the masks, and the
+# transposed kernels' per-phase tap deltas not set.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -74,6 +78,11 @@ mutants=(
   "31^kernels/depthwise_cl.cu^        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */^        if ((U)(i0 + (Idx)k) > in2) return make_uint2(0u, 0u);^depthwise/*^"
   "32^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
   "33^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
+  "34^kernels/igemm_load.cuh^if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])^if ((uint32_t)(c[d] + t * g.D[d]) <= (uint32_t)g.I[d])^igemm/load_paths^"
+  "35^kernels/igemm_geometry.cuh^    g.xd[1] = step[1] - back[2];^    g.xd[1] = step[1];^igemm/load_paths^"
+  "36^kernels/igemm_load.cuh^bits |= 0x80000000u >> t;^bits |= 0x40000000u >> t;^igemm/load_paths^"
+  "37^kernels/igemm_kernel.cuh^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return IGEMM_GATHER;^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS + 1) return IGEMM_GATHER;^igemm/load_paths^"
+  "38^kernels/convT_geometry.cuh^    igemm_set_x_deltas(b.g); /* from the phase's K */^^transposed/phase_cases^"
 )
 
 want=("$@")

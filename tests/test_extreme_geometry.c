@@ -42,6 +42,10 @@ static const char *const extreme[] = {
     "fwd 2d Ci=3 Co=8 I=6,9 K=3,3 S=2," Q63 " P0=1,1 P1=1," Q63 " x=cl w=cl",
     "fwd 3d Ci=8 Co=8 g=8 I=3,4,9 K=2,2,3 S=1,1," P62 " P0=0,0,1 P1=0,0," P62 " x=cl w=cl",
     "fwd 2d Ci=16 Co=16 I=4,9 K=1,3 S=1," Q63 " P0=0,1 P1=0," Q63 " x=cl w=cl",
+    /* 32-bit indices, but a padded row's origin times x's stride past int32: the implicit
+     * GEMM's incremental vector loader must not form that base (it gathers instead) */
+    "fwd 1d Ci=8 Co=8 I=4 K=3 P0=300000000 P1=-300000000 x=cl w=cl",
+    "tr 1d Ci=8 Co=8 I=4 K=3 P0=300000000 P1=-299999996 x=cl w=cl",
     /* transposed: a dilation of 2^62 cropped back by a padding of 2^62 */
     "tr 1d Ci=4 Co=4 I=2 K=2 D=" P62 " P0=" P62,
     "tr 2d Ci=8 Co=8 g=8 I=3,2 K=2,2 D=1," P62 " P0=0," P62,

@@ -32,6 +32,16 @@ static const test_case_text igemm_cases[] = {
     {"vec_2d_negative_pad", "fwd 2d Ci=16 Co=8 I=10,9 K=3 S=2 P0=-1,-2 P1=-2,1 x=cl w=cl", 0},
     {"vec_2d_groups_z", "fwd 2d N=2 Ci=32 Co=48 g=2 I=6,7 K=3 P0=1 P1=1 x=cl w=cl z beta=0.5", 0},
     {"vec_2d_even_kernel_y_cf", "fwd 2d Ci=8 Co=16 I=8,7 K=4,2 P0=1,0 P1=2,1 x=cl w=cl y=cf", 0},
+    /* the vector path's incremental tap state (igemm_load.cuh): tap masks up to their width
+     * (K = 32, the top bit; dilated), past it (K = 33: the gather path), dilation with negative
+     * padding, 3-D wrap deltas with rows past M and channels not a multiple of BK */
+    {"vec_1d_k32_mask_width", "fwd 1d N=2 Ci=16 Co=8 I=40 K=32 P0=3 P1=2 x=cl w=cl", 0},
+    {"vec_1d_k32_dilated", "fwd 1d Ci=8 Co=8 I=70 K=32 D=2 P0=1 P1=2 x=cl w=cl bias", 0},
+    {"vec_1d_k33_past_masks", "fwd 1d Ci=8 Co=8 I=45 K=33 P0=2 P1=1 x=cl w=cl", 0},
+    {"vec_2d_dil_negative_pad",
+     "fwd 2d N=2 Ci=16 Co=8 I=11,12 K=3,2 S=1,2 D=2,3 P0=-1,2 P1=1,-2 x=cl w=cl", 0},
+    {"vec_3d_wraps_channel_tail",
+     "fwd 3d N=2 Ci=24 Co=16 I=4,5,6 K=3,2,3 D=1,2,1 P0=1,0,-1 P1=1,1,2 x=cl w=cl", 0},
     /* pointwise variant of the vector path */
     {"pw_2d_relu", "fwd 2d N=2 Ci=24 Co=40 I=6,5 K=1 x=cl w=cl bias act=relu", 0},
     {"pw_2d_stride2_pad", "fwd 2d Ci=16 Co=8 I=9,8 K=1 S=2 P0=1 P1=0 x=cl w=cl", 0},

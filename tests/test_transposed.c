@@ -44,6 +44,10 @@ static const test_case_text convT_cases[] = {
     {"s4_dil2_gcd", "tr 1d Ci=8 Co=8 I=9 K=5 S=4 D=2 P0=-1 P1=-3", 0},
     {"s3_dil3_gcd", "tr 2d Ci=8 Co=8 I=4,5 K=3 S=3 D=3 P0=1,-2 P1=0,2 x=cl w=cl", 0},
     {"s4_k16", "tr 1d Ci=8 Co=8 I=10 K=16 S=4 P0=6 P1=-1 x=cl w=cl", 0},
+    /* the x loader's tap masks (igemm_load.cuh): phases of 32 taps (the masks' width, stride 1)
+     * and of 33 (the gather path) */
+    {"s1_k32_mask_width", "tr 1d Ci=8 Co=8 I=9 K=32 P0=30 P1=2 x=cl w=cl", 0},
+    {"s1_k33_past_masks", "tr 1d Ci=8 Co=8 I=9 K=33 D=1 P0=31 P1=1 x=cl w=cl", 0},
     {"s2_k7_dil3", "tr 2d Ci=9 Co=7 I=4,3 K=7,5 S=2,3 D=3,2 P0=4,-1 P1=-1,5", 0},
     /* cropping past the kernel, and negative P0 (an extension before the first output) */
     {"large_crop", "tr 2d Ci=8 Co=8 I=6 K=3 S=2 P0=4 P1=3 x=cl w=cl", 0},
