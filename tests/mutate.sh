@@ -35,7 +35,7 @@ mkdir -p "$work"
 # Mutants 29-33 are depthwise_cl's two-halves path (8-output 16-bit fixed-width kernels): the
 # second half reading the first half's channels, the tail predicate of the combined store
 # removed, the padding compare off by one, the halves swapped in the 16-byte store, and a 64-bit
-# row offset truncated to 32 bits. Mutants 34-35 are the width-31 tap loop (dw_for_taps): a
+# row offset truncated to 32 bits. Mutants 39-40 are the width-31 tap loop (dw_for_taps): a
 # chunk of taps skipped, and the tail's ring slots shifted by one.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
@@ -70,8 +70,8 @@ mutants=(
   "31^kernels/depthwise_cl.cu^        if ((U)k_next < in2) v = convnd_ld_vec(^        if ((U)k_next <= in2) v = convnd_ld_vec(^depthwise/*^"
   "32^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
   "33^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
-  "34^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
-  "35^kernels/depthwise_cl.cu^            tap(KW / SLOTS * SLOTS + u, u);^            tap(KW / SLOTS * SLOTS + u, (u + 1) % SLOTS);^depthwise/*^"
+  "39^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
+  "40^kernels/depthwise_cl.cu^            tap(KW / SLOTS * SLOTS + u, u);^            tap(KW / SLOTS * SLOTS + u, (u + 1) % SLOTS);^depthwise/*^"
 )
 
 want=("$@")
