@@ -229,7 +229,7 @@ __device__ __forceinline__ void dw_cl_row_fixed_half(const convnd_conv_params &p
     const T *q = q0;
     auto load_next = [&]() {
         uint2 v = make_uint2(0u, 0u); /* padding, either side */
-        if ((U)k_next <= in2) v = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));
+        if ((U)k_next < in2) v = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));
         q += xs;
         ++k_next;
         return v;
