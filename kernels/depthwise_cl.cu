@@ -141,6 +141,29 @@ template <typename T> __device__ __forceinline__ float dw_unpack_at_use(unsigned
 #define CONVND_DW_UNROLL_ON_GPU(n) CONVND_UNROLL(n)
 #endif
 
+/* Calls tap(t, u) for the taps t = 0 .. KW-1 of a ring of SLOTS registers, u = t % SLOTS (a
+ * compile-time slot on the GPU). Up to 2 * SLOTS taps the loop unrolls fully; wider kernels
+ * (width 31) run a rolled loop of SLOTS-tap chunks, whose slots repeat from chunk to chunk, then
+ * an unrolled tail: fully unrolled, 31 taps let the compiler hoist loads far ahead and need
+ * 210-250 registers. */
+template <int KW, int SLOTS, class F> __device__ __forceinline__ void dw_for_taps(F &&tap) {
+    if constexpr (KW <= 2 * SLOTS) {
+        CONVND_DW_UNROLL_ON_GPU(32)
+        for (int t = 0; t < KW; ++t)
+            tap(t, t % SLOTS);
+    } else {
+        CONVND_UNROLL(1)
+        for (int c = 0; c < KW / SLOTS; ++c) {
+            CONVND_DW_UNROLL_ON_GPU(16)
+            for (int u = 0; u < SLOTS; ++u)
+                tap(c * SLOTS + u, u);
+        }
+        CONVND_DW_UNROLL_ON_GPU(16)
+        for (int u = 0; u < KW % SLOTS; ++u)
+            tap(KW / SLOTS * SLOTS + u, u);
+    }
+}
+
 /* One kernel row of width KW (stride 1, dilation 1, 16-byte vectors) for R outputs: tap t of
  * output r reads input position t + r of the row, j = 0 .. R + KW - 2 from ow0 - P. Position j
  * lives in ring slot j % (R + 1); with the loops unrolled every slot is a fixed register, so
@@ -156,20 +179,19 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
     CONVND_DW_UNROLL_ON_GPU(16)
     for (int r = 0; r < R; ++r)
         ring[r] = dw_load_raw<T, Idx, VEC>(p, xrow, lc, i0 + r);
-    CONVND_DW_UNROLL_ON_GPU(32)
-    for (int t = 0; t < KW; ++t) {
-        if (t + 1 < KW) ring[(t + R) % SLOTS] = dw_load_raw<T, Idx, VEC>(p, xrow, lc, i0 + t + R);
+    dw_for_taps<KW, SLOTS>([&](int t, int u) {
+        if (t + 1 < KW) ring[(u + R) % SLOTS] = dw_load_raw<T, Idx, VEC>(p, xrow, lc, i0 + t + R);
         float wv[VEC];
         dw_lds<VEC>(wrow + t * cb, wv);
         CONVND_DW_UNROLL_ON_GPU(16)
         for (int r = 0; r < R; ++r) {
-            const uint4 v = ring[(t + r) % SLOTS];
+            const uint4 v = ring[(u + r) % SLOTS];
             const unsigned words[4] = {v.x, v.y, v.z, v.w};
             CONVND_DW_UNROLL_ON_GPU(16)
             for (int j = 0; j < VEC; ++j)
                 acc[r][j] = fmaf(dw_unpack_at_use<T>(words[j * 4 / VEC], j), wv[j], acc[r][j]);
         }
-    }
+    });
 }
 
 /* The 8-output 16-bit kernels walk the channels in two halves of HALF = VEC / 2 (8 bytes of
@@ -178,13 +200,15 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
  * registers without spills (2 blocks, 16 warps per SM) where the whole vector needs 164-223. The
  * first half's outputs are finished in f32 and kept packed (2 words per output); the second half
  * completes them and stores each output's channel vector with one 16-byte store, as the single
- * pass does. Where 128 registers would spill (width 31; 64-bit indices above width 4) the
- * kernels keep the whole vector. The price: the input is read as two 8-byte loads (same bytes,
- * each sector reached twice through L1), and the row set-up (and staging, where the weights are
- * staged in parts) is done once per half. */
+ * pass does. The loads walk the row with a pointer (one add per load: 64-bit indices fit 128
+ * registers too). Width 31 would spill at 128 (72 bytes, sm_90): its kernels are not bounded
+ * (156 registers with 32-bit indices, 168 with 64-bit; no spills). The price: the input is read
+ * as two 8-byte loads (same bytes, each sector reached twice through L1), and the row set-up
+ * (and staging, where the weights are staged in parts) is done once per half. */
 template <typename T, typename Idx, int R, int KW> struct dw_cl_halves {
-    static constexpr bool value = R == 8 && sizeof(T) == 2 && KW > 0 &&
-                                  KW <= (sizeof(Idx) == 4 ? 9 : 4);
+    static constexpr bool value = R == 8 && sizeof(T) == 2 && KW > 0;
+    /* blocks per SM the launch bounds ask for: 2 holds the kernel to 128 registers */
+    static constexpr int min_blocks = value && KW <= 9 ? 2 : 1;
 };
 
 /* dw_cl_row_fixed on half h of the channels (8 bytes, HALF = VEC / 2 of them): the same ring of
@@ -200,28 +224,33 @@ __device__ __forceinline__ void dw_cl_row_fixed_half(const convnd_conv_params &p
     const Idx i0 = ow0 - (Idx)p.p0[2], xs = (Idx)p.xs[4];
     const U in2 = (U)p.in[2];
     const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);
-    auto load = [&](int k) {
-        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */
-        return convnd_ld_vec(reinterpret_cast<const uint2 *>(q0 + (Idx)k * xs));
+    /* the loads walk the row in order: position k_next (input i0 + k_next) at q */
+    Idx k_next = i0;
+    const T *q = q0;
+    auto load_next = [&]() {
+        uint2 v = make_uint2(0u, 0u); /* padding, either side */
+        if ((U)k_next < in2) v = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));
+        q += xs;
+        ++k_next;
+        return v;
     };
     uint2 ring[SLOTS];
     CONVND_DW_UNROLL_ON_GPU(16)
     for (int r = 0; r < R; ++r)
-        ring[r] = load(r);
-    CONVND_DW_UNROLL_ON_GPU(32)
-    for (int t = 0; t < KW; ++t) {
-        if (t + 1 < KW) ring[(t + R) % SLOTS] = load(t + R);
+        ring[r] = load_next();
+    dw_for_taps<KW, SLOTS>([&](int t, int u) {
+        if (t + 1 < KW) ring[(u + R) % SLOTS] = load_next();
         float wv[HALF];
         dw_lds<HALF>(wrow + t * cb + h * HALF, wv);
         CONVND_DW_UNROLL_ON_GPU(16)
         for (int r = 0; r < R; ++r) {
-            const uint2 v = ring[(t + r) % SLOTS];
+            const uint2 v = ring[(u + r) % SLOTS];
             const unsigned words[2] = {v.x, v.y};
             CONVND_DW_UNROLL_ON_GPU(16)
             for (int j = 0; j < HALF; ++j)
                 acc[r][j] = fmaf(dw_unpack_at_use<T>(words[j / 2], j), wv[j], acc[r][j]);
         }
-    }
+    });
 }
 
 /* The epilogue of half a 16-bit channel vector (channels c0 .., 4 of them, y offset y_off):
@@ -245,9 +274,9 @@ __device__ __forceinline__ void dw_finish_half(const convnd_conv_params &p, cons
 }
 
 /* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. The
- * halves kernels are held to 128 registers (2 blocks, 16 warps per SM). */
+ * halves kernels up to width 9 are held to 128 registers (2 blocks, 16 warps per SM). */
 template <typename T, typename Idx, int R, bool VECIO, int KW>
-__global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, KW>::value ? 2 : 1)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, KW>::min_blocks)
     depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                         const dw_rows_args g) {
@@ -348,12 +377,10 @@ template <typename T, int R> static convnd_status dw_cl_launch_dtype(const convn
     const bool vec = dw_cl_vector_io(a, VEC), wide = conv_needs_index64(p);
     if (vec && p.s[2] == 1 && p.d[2] == 1) {
         switch (p.k[2]) {
-/* 64-bit indices up to width 9: at 31 the 8-output kernel runs out of registers and spills */
 #define CONVND_DW_CL_FIXED_CASE(kw)                                                                \
     case kw:                                                                                       \
         if (!wide) return dw_cl_launch_typed<T, int32_t, R, true, kw>(a, geo);                     \
-        if constexpr (kw <= 9) return dw_cl_launch_typed<T, int64_t, R, true, kw>(a, geo);         \
-        break;
+        return dw_cl_launch_typed<T, int64_t, R, true, kw>(a, geo);
             CONVND_DW_CL_WIDTHS(CONVND_DW_CL_FIXED_CASE)
 #undef CONVND_DW_CL_FIXED_CASE
         default:

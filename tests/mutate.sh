@@ -42,6 +42,8 @@ mkdir -p "$work"
 # set for the position just past the input, the k1 step's wrap back over k2 dropped, mask bits
 # one tap off, the vector path taken for a filter one tap wider than the masks, and the
 # transposed kernels' per-phase tap deltas not set.
+# Mutants 39-40 are depthwise_cl's width-31 tap loop (dw_for_taps): a chunk of taps skipped,
+# and the tail's ring slots shifted by one.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -75,7 +77,7 @@ mutants=(
   "28^kernels/tc_epilogue.cuh^const bool aligned = (reinterpret_cast<uintptr_t>(y + off) % 16 == 0) &&^const bool aligned = true &&^tc_epilogue/*^"
   "29^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + i0 * xs);^depthwise/*^"
   "30^kernels/depthwise_cl.cu^                    if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */^^depthwise/*^"
-  "31^kernels/depthwise_cl.cu^        if ((U)(i0 + (Idx)k) >= in2) return make_uint2(0u, 0u); /* padding, either side */^        if ((U)(i0 + (Idx)k) > in2) return make_uint2(0u, 0u);^depthwise/*^"
+  "31^kernels/depthwise_cl.cu^        if ((U)k_next < in2) v = convnd_ld_vec(^        if ((U)k_next <= in2) v = convnd_ld_vec(^depthwise/*^"
   "32^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
   "33^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
   "34^kernels/igemm_load.cuh^if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])^if ((uint32_t)(c[d] + t * g.D[d]) <= (uint32_t)g.I[d])^igemm/load_paths^"
@@ -83,6 +85,8 @@ mutants=(
   "36^kernels/igemm_load.cuh^bits |= 0x80000000u >> t;^bits |= 0x40000000u >> t;^igemm/load_paths^"
   "37^kernels/igemm_kernel.cuh^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return IGEMM_GATHER;^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS + 1) return IGEMM_GATHER;^igemm/load_paths^"
   "38^kernels/convT_geometry.cuh^    igemm_set_x_deltas(b.g); /* from the phase's K */^^transposed/phase_cases^"
+  "39^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
+  "40^kernels/depthwise_cl.cu^            tap(KW / SLOTS * SLOTS + u, u);^            tap(KW / SLOTS * SLOTS + u, (u + 1) % SLOTS);^depthwise/*^"
 )
 
 want=("$@")

@@ -211,7 +211,7 @@ Test(depthwise, kernel_sizes_1_to_33) {
 }
 
 /* The fixed-width kernels of depthwise_cl (CONVND_DW_CL_WIDTHS: stride 1, dilation 1, 16-byte
- * vectors): every width on both run lengths and every dtype, with a W that leaves a tail run,
+ * vectors): every width x both run lengths x every dtype, with a W that leaves a tail run,
  * padding on both sides of W (causal for the even widths, "same" with a crop for the odd ones)
  * so the ring of inputs reads zeros at either end, and the 64-bit index variant (a stride of
  * 2^30 over a size-1 leading dim forces 64-bit indices on small tensors). */
@@ -222,28 +222,30 @@ Test(depthwise, fixed_widths_match_reference) {
     int ran = 0;
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i)
         for (size_t s = 0; s < 2; ++s)
-            for (int wide = 0; wide < 2; ++wide) {
-                const int k = widths[i];
-                const int p0 = k % 2 ? k / 2 : k - 1, p1 = k % 2 ? k / 2 - 1 : 0;
-                const char *dtype = dtypes[(i + s + (size_t)wide) % 3];
-                char text[256], why[64];
-                if (wide)
-                    snprintf(text, sizeof text,
-                             "fwd 2d N=2 Ci=16 Co=16 g=16 I=1,%d K=1,%d S=1073741824,1 P0=0,%d "
-                             "P1=0,%d %s x=cl w=cl bias z beta=0.5",
-                             k + 13, k, p0, p1, dtype);
-                else
-                    snprintf(text, sizeof text,
-                             "fwd 2d N=2 Ci=16 Co=16 g=16 I=4,%d K=3,%d P0=1,%d P1=0,%d %s x=cl "
-                             "w=cl bias",
-                             k + 13, k, p0, p1, dtype);
-                const convnd_problem p = test_parse_valid(text);
-                snprintf(why, sizeof why, "width %d, %s, %s indices", k, dtype,
-                         wide ? "64-bit" : "32-bit");
-                test_run_supported_case(specs[s], &p, why, wide, 0x5e00 + (uint64_t)ran);
-                ++ran;
-            }
-    cr_expect_eq(ran, 28);
+            for (int wide = 0; wide < 2; ++wide)
+                for (size_t d = 0; d < 3; ++d) {
+                    const int k = widths[i];
+                    const int p0 = k % 2 ? k / 2 : k - 1, p1 = k % 2 ? k / 2 - 1 : 0;
+                    const char *dtype = dtypes[d];
+                    char text[256], why[64];
+                    if (wide)
+                        snprintf(text, sizeof text,
+                                 "fwd 2d N=2 Ci=16 Co=16 g=16 I=1,%d K=1,%d S=1073741824,1 P0=0,%d "
+                                 "P1=0,%d %s x=cl w=cl bias z beta=0.5",
+                                 k + 13, k, p0, p1, dtype);
+                    else
+                        snprintf(
+                            text, sizeof text,
+                            "fwd 2d N=2 Ci=16 Co=16 g=16 I=4,%d K=3,%d P0=1,%d P1=0,%d %s x=cl "
+                            "w=cl bias",
+                            k + 13, k, p0, p1, dtype);
+                    const convnd_problem p = test_parse_valid(text);
+                    snprintf(why, sizeof why, "width %d, %s, %s indices", k, dtype,
+                             wide ? "64-bit" : "32-bit");
+                    test_run_supported_case(specs[s], &p, why, wide, 0x5e00 + (uint64_t)ran);
+                    ++ran;
+                }
+    cr_expect_eq(ran, 84);
 }
 
 /* The 16-byte paths must notice pointers that are not 16-byte aligned and go element by
