@@ -87,11 +87,8 @@ template <typename T> __host__ inline int convT_pick_path(const convnd_launch_ar
     for (int t = 0; t < 3; ++t)
         pointwise = pointwise && p.k[t] <= p.s[t] / convnd_gcd64(p.s[t], p.d[t]);
     if (pointwise) return CONVT_POINTWISE;
-    /* a phase has at most K taps per dimension; the vector x loader's tap masks cover
-     * CONVND_IGEMM_MASK_TAPS of them, and its partial offsets must fit int32 (igemm_pick_path) */
-    for (int t = 0; t < 3; ++t)
-        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return CONVT_GATHER;
-    return igemm_x_offsets_fit32(p) ? CONVT_VECTOR : CONVT_GATHER;
+    /* a phase has at most K taps per dimension */
+    return igemm_x_loader_fits(p) ? CONVT_VECTOR : CONVT_GATHER;
 }
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>

@@ -75,6 +75,15 @@ __host__ inline bool igemm_x_offsets_fit32(const convnd_conv_params &p) {
     return true;
 }
 
+/* Whether the vector x loader (masks and incremental offsets) can take the problem: every filter
+ * extent within CONVND_IGEMM_MASK_TAPS and every partial offset within int32. The forward
+ * (igemm_pick_path) and transposed (convT_pick_path) launchers gather otherwise. */
+__host__ inline bool igemm_x_loader_fits(const convnd_conv_params &p) {
+    for (int t = 0; t < 3; ++t)
+        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return false;
+    return igemm_x_offsets_fit32(p);
+}
+
 __host__ inline igemm_geometry igemm_make_geometry(const convnd_conv_params &p, int bk) {
     igemm_geometry g;
     g.M = (int32_t)(p.N * p.out[0] * p.out[1] * p.out[2]);

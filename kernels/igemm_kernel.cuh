@@ -186,11 +186,7 @@ template <typename T> __host__ inline int igemm_pick_path(const convnd_launch_ar
         if (i != 1) ok = ok && p.xs[i] % vec == 0 && p.ws[i] % vec == 0;
     if (!ok) return IGEMM_GATHER;
     if (p.k[0] == 1 && p.k[1] == 1 && p.k[2] == 1) return IGEMM_VECTOR_POINTWISE;
-    /* the vector loader's tap masks cover CONVND_IGEMM_MASK_TAPS taps per dimension, and its
-     * partial offsets must fit int32 */
-    for (int t = 0; t < 3; ++t)
-        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return IGEMM_GATHER;
-    return igemm_x_offsets_fit32(p) ? IGEMM_VECTOR : IGEMM_GATHER;
+    return igemm_x_loader_fits(p) ? IGEMM_VECTOR : IGEMM_GATHER;
 }
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>

@@ -83,7 +83,7 @@ mutants=(
   "34^kernels/igemm_load.cuh^if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])^if ((uint32_t)(c[d] + t * g.D[d]) <= (uint32_t)g.I[d])^igemm/load_paths^"
   "35^kernels/igemm_geometry.cuh^    g.xd[1] = step[1] - back[2];^    g.xd[1] = step[1];^igemm/load_paths^"
   "36^kernels/igemm_load.cuh^bits |= 0x80000000u >> t;^bits |= 0x40000000u >> t;^igemm/load_paths^"
-  "37^kernels/igemm_kernel.cuh^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return IGEMM_GATHER;^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS + 1) return IGEMM_GATHER;^igemm/load_paths^"
+  "37^kernels/igemm_geometry.cuh^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return false;^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS + 1) return false;^igemm/load_paths^"
   "38^kernels/convT_geometry.cuh^    igemm_set_x_deltas(b.g); /* from the phase's K */^^transposed/phase_cases^"
   "39^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
   "40^kernels/depthwise_cl.cu^            tap(KW / SLOTS * SLOTS + u, u);^            tap(KW / SLOTS * SLOTS + u, (u + 1) % SLOTS);^depthwise/*^"
