@@ -29,24 +29,16 @@ template <typename T, int BN> struct convT_ldb {
  * is all in range or all out), every other weight stride a multiple of the chunk and a 16-byte
  * aligned base (convT_pick_path). */
 template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_vector_loader {
-    static constexpr int VEC = 16 / (int)sizeof(T);
-    static constexpr int CHUNKS = BN / VEC; /* chunks per tile row */
-    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
-    /* more threads than chunks (small tiles): one pass, the surplus threads idle */
-    static constexpr int PASSES = BK > ROWS_PER_PASS ? BK / ROWS_PER_PASS : 1;
-    static constexpr bool SURPLUS = ROWS_PER_PASS > BK;
-    static_assert(BN % VEC == 0 && THREADS % CHUNKS == 0 &&
-                      (BK % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BK == 0),
-                  "vector B loader: tile does not split evenly over the threads");
+    using S = igemm_chunk_split<T, BK, BN, THREADS>; /* rows k, chunks of output channels */
 
     /* the phase's first tap + the group's first input channel + the chunk's first output
-     * channel; -1: past cout_g. The chunk's column in the tile, (tid % CHUNKS) * VEC, is
-     * recomputed per load: one register fewer through the main loop. */
+     * channel; -1: past cout_g. The chunk's column in the tile, S::col(tid), is recomputed per
+     * load: one register fewer through the main loop. */
     int32_t base;
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
-        const int32_t n = n0 + (tid % CHUNKS) * VEC;
+        const int32_t n = n0 + S::col(tid);
         /* n * ws[0] with ws[0] == 1 */
         base = n < g.cout_g ? convT_of(g).w_base + n + group * g.cin_g * g.ws[1] : -1;
     }
@@ -54,11 +46,11 @@ template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_vect
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t tap = it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
-        const int col = (tid % CHUNKS) * VEC;
+        const int col = S::col(tid);
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int k = tid / CHUNKS + p * ROWS_PER_PASS;
-            if (SURPLUS && k >= BK) break;
+        for (int p = 0; p < S::PASSES; ++p) {
+            const int k = S::row(tid, p);
+            if (S::idle(k)) break;
             const int32_t c = it.c0 + k;
             const bool ok = base >= 0 && c < g.cin_g;
             convnd_cp_async<16>(tile + LB::offset(k, col), ok ? w + (base + tap + c * g.ws[1]) : w,
@@ -68,14 +60,11 @@ template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_vect
 };
 
 /* Gather path, any weight layout: thread tid owns output channel n0 + tid % BN and rows
- * tid / BN + j * (THREADS / BN), one element each (cp.async of 4 bytes for f32, a load and a
- * shared store for 16-bit types, as igemm_copy_elem does). Consecutive threads write
- * consecutive words of a row, and read neighbours in a channels-last weight. */
+ * tid / BN + j * (THREADS / BN) (igemm_gather_split over the output channels), one element
+ * each (igemm_copy_elem). Consecutive threads write consecutive words of a row, and read
+ * neighbours in a channels-last weight. */
 template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_gather_loader {
-    static constexpr int ROW_STEP = THREADS / BN;
-    static constexpr int PER_THREAD = BK / ROW_STEP;
-    static_assert(THREADS % BN == 0 && BK % ROW_STEP == 0,
-                  "gather B loader: tile does not split evenly over the threads");
+    using S = igemm_gather_split<BN, BK, THREADS>;
 
     /* the phase's first tap + the group's first input channel + the output channel; -1: past
      * cout_g */
@@ -83,17 +72,17 @@ template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_gath
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
-        const int32_t n = n0 + tid % BN;
+        const int32_t n = n0 + S::line(tid);
         base = n < g.cout_g ? convT_of(g).w_base + n * g.ws[0] + group * g.cin_g * g.ws[1] : -1;
     }
 
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
-        const int n = tid % BN;
+        const int n = S::line(tid);
         CONVND_UNROLL(4)
-        for (int j = 0; j < PER_THREAD; ++j) {
-            const int k = tid / BN + j * ROW_STEP;
+        for (int j = 0; j < S::PER_THREAD; ++j) {
+            const int k = S::pos(tid, j);
             const int32_t c = it.c0 + k;
             const bool ok = base >= 0 && c < g.cin_g;
             igemm_copy_elem(tile + LB::offset(k, n), ok ? w + (off + c * g.ws[1]) : w, ok);

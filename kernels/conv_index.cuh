@@ -191,14 +191,21 @@ __host__ __device__ __forceinline__ bool conv_reads_z(const convnd_conv_params &
     return p.has_z && p.beta != 0.0f;
 }
 
-/* The epilogue on values the caller already loaded (bias_v: bias[c] when has_bias; z_v: z at
- * y's offset when conv_reads_z), for kernels that load bias and z in vectors. */
-__host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv_params &p,
+/* alpha * acc + bias + beta * z, the epilogue before its activation, on values the caller
+ * already loaded (bias_v: bias[c] when has_bias; z_v: z at y's offset when conv_reads_z). */
+__host__ __device__ __forceinline__ float conv_epilogue_linear(const convnd_conv_params &p,
                                                                float acc, float bias_v, float z_v) {
     float v = p.alpha * acc;
     if (p.has_bias) v += bias_v;
     if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
-    return conv_activate(p.activation, v);
+    return v;
+}
+
+/* The epilogue on values the caller already loaded, for kernels that load bias and z in
+ * vectors. */
+__host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv_params &p,
+                                                               float acc, float bias_v, float z_v) {
+    return conv_activate(p.activation, conv_epilogue_linear(p, acc, bias_v, z_v));
 }
 
 /* ACT for "read p.activation at run time" (conv_activate): the emulated device's one epilogue
@@ -210,13 +217,10 @@ __host__ __device__ __forceinline__ float conv_epilogue_values(const convnd_conv
 template <int ACT>
 __host__ __device__ __forceinline__ float
 conv_epilogue_values_t(const convnd_conv_params &p, float acc, float bias_v, float z_v) {
-    float v = p.alpha * acc;
-    if (p.has_bias) v += bias_v;
-    if (conv_reads_z(p)) v = fmaf(p.beta, z_v, v);
     if constexpr (ACT == CONVND_ACT_RUNTIME)
-        return conv_activate(p.activation, v);
+        return conv_epilogue_values(p, acc, bias_v, z_v);
     else
-        return conv_activate_t<ACT>(v);
+        return conv_activate_t<ACT>(conv_epilogue_linear(p, acc, bias_v, z_v));
 }
 
 /* The epilogue's value for output channel c at element offset y_off (z shares y's strides, and

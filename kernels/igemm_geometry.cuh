@@ -129,6 +129,10 @@ __host__ inline igemm_io_geometry igemm_make_io_geometry(const convnd_conv_param
     return io;
 }
 
+/* Input coordinates that mark a row as absent (past M): far enough below zero that adding any
+ * k*D (< 2^30, see conv_needs_index64) stays negative, so every tap's range check fails. */
+#define CONVND_IGEMM_ABSENT_ROW (-(1 << 30))
+
 /* A GEMM row split into its batch index and output coordinates. */
 struct igemm_row {
     int32_t n, o[3];
@@ -143,6 +147,20 @@ __device__ __forceinline__ igemm_row igemm_split_row(const igemm_geometry &g, in
     r.o[0] = m % g.O[0];
     r.n = m / g.O[0];
     return r;
+}
+
+/* Row m's origin in x, o*S - P0 along each dimension, into c, and its batch index into n; false
+ * for a row past M (absent), whose origins are CONVND_IGEMM_ABSENT_ROW so that every tap's range
+ * check fails (n is then unset). */
+__device__ __forceinline__ bool igemm_row_origin(const igemm_geometry &g, int32_t m,
+                                                 int32_t (&c)[3], int32_t &n) {
+    c[0] = c[1] = c[2] = CONVND_IGEMM_ABSENT_ROW;
+    if (m >= g.M) return false;
+    const igemm_row r = igemm_split_row(g, m);
+    for (int d = 0; d < 3; ++d)
+        c[d] = r.o[d] * g.S[d] - g.P0[d];
+    n = r.n;
+    return true;
 }
 
 /* Where the k-tile being loaded sits: tap (t0, t1, t2) and first channel c0, and x_tap, the
@@ -179,9 +197,15 @@ struct igemm_k_iter {
     }
 };
 
-/* Input coordinates that mark a row as absent (past M): far enough below zero that adding any
- * k*D (< 2^30, see conv_needs_index64) stays negative, so every tap's range check fails. */
-#define CONVND_IGEMM_ABSENT_ROW (-(1 << 30))
+/* Input coordinates a of tap it.t for a row of origin c, and whether all lie inside x: offsets may
+ * only be formed from them when they do (an absent row's would overflow). */
+__device__ __forceinline__ bool igemm_tap_coords(const igemm_geometry &g, const int32_t (&c)[3],
+                                                 const igemm_k_iter &it, int32_t (&a)[3]) {
+    for (int d = 0; d < 3; ++d)
+        a[d] = c[d] + it.t[d] * g.D[d];
+    return (uint32_t)a[0] < (uint32_t)g.I[0] && (uint32_t)a[1] < (uint32_t)g.I[1] &&
+           (uint32_t)a[2] < (uint32_t)g.I[2];
+}
 
 } // namespace CONVND_NS
 

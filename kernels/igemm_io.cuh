@@ -46,37 +46,26 @@ template <typename T> struct igemm_a_io_source {
 };
 
 /* Vector path: a 16-byte chunk is channels of one pixel, so it lies in one source whole; both
- * sources channels-last with strides in whole chunks and 16-byte aligned (igemm_io_pick_path). */
+ * sources channels-last with strides in whole chunks and 16-byte aligned (igemm_io_pick_path).
+ * The tile splits over the threads as igemm_a_vector_loader's. */
 template <typename T, int BM, int BK, class L, int THREADS>
 struct igemm_a_io_vector_loader : igemm_a_io_source<T> {
-    static constexpr int VEC = 16 / (int)sizeof(T);
-    static constexpr int CHUNKS = BK / VEC;
-    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
-    static constexpr int PASSES = BM > ROWS_PER_PASS ? BM / ROWS_PER_PASS : 1;
-    static constexpr bool SURPLUS = ROWS_PER_PASS > BM;
-    static_assert(BK % VEC == 0 && THREADS % CHUNKS == 0 &&
-                      (BM % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BM == 0),
-                  "vector A loader: tile does not split evenly over the threads");
+    using S = igemm_chunk_split<T, BM, BK, THREADS>;
 
     int32_t col;
-    int32_t x_base[PASSES], p_base[PASSES];     /* n*xs0 (n*ps0) + first channel of the group */
-    int32_t i0[PASSES], i1[PASSES], i2[PASSES]; /* o*S - P0 (logical), absent rows far below 0 */
+    int32_t x_base[S::PASSES], p_base[S::PASSES]; /* n*xs0 (n*ps0) + first channel of the group */
+    int32_t i[S::PASSES][3];                      /* o*S - P0 (logical), absent rows far below 0 */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
-        col = (tid % CHUNKS) * VEC;
+        col = S::col(tid);
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int32_t m = m0 + tid / CHUNKS + p * ROWS_PER_PASS;
-            i0[p] = i1[p] = i2[p] = CONVND_IGEMM_ABSENT_ROW;
+        for (int p = 0; p < S::PASSES; ++p) {
+            int32_t n;
             x_base[p] = p_base[p] = 0;
-            if (m < g.M) {
-                const igemm_row r = igemm_split_row(g, m);
-                i0[p] = r.o[0] * g.S[0] - g.P0[0];
-                i1[p] = r.o[1] * g.S[1] - g.P0[1];
-                i2[p] = r.o[2] * g.S[2] - g.P0[2];
-                x_base[p] = r.n * g.xs[0] + group * g.cin_g; /* xs[1] == ps[1] == 1 */
-                p_base[p] = r.n * this->ps[0] + group * g.cin_g;
+            if (igemm_row_origin(g, m0 + S::row(tid, p), i[p], n)) { /* xs[1] == ps[1] == 1 */
+                x_base[p] = n * g.xs[0] + group * g.cin_g;
+                p_base[p] = n * this->ps[0] + group * g.cin_g;
             }
         }
     }
@@ -86,17 +75,14 @@ struct igemm_a_io_vector_loader : igemm_a_io_source<T> {
         const int32_t c = it.c0 + col;
         const bool c_ok = c < g.cin_g;
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int row = tid / CHUNKS + p * ROWS_PER_PASS;
-            if (SURPLUS && row >= BM) break;
-            const int32_t a = i0[p] + it.t[0] * g.D[0];
-            const int32_t b = i1[p] + it.t[1] * g.D[1];
-            const int32_t e = i2[p] + it.t[2] * g.D[2];
-            const bool ok = c_ok && (uint32_t)a < (uint32_t)g.I[0] &&
-                            (uint32_t)b < (uint32_t)g.I[1] && (uint32_t)e < (uint32_t)g.I[2];
+        for (int p = 0; p < S::PASSES; ++p) {
+            const int row = S::row(tid, p);
+            if (S::idle(row)) break;
+            int32_t a[3];
+            const bool ok = igemm_tap_coords(g, i[p], it, a) && c_ok;
             bool in_prefix = false;
             const T *src =
-                ok ? this->locate(x, g, x_base[p], p_base[p], a, b, e, in_prefix) + c : x;
+                ok ? this->locate(x, g, x_base[p], p_base[p], a[0], a[1], a[2], in_prefix) + c : x;
             convnd_cp_async<16>(tile + L::offset(row, col), src, ok);
         }
     }
@@ -106,17 +92,14 @@ struct igemm_a_io_vector_loader : igemm_a_io_source<T> {
  * the source's. */
 template <typename T, int BM, int BK, class L, int THREADS>
 struct igemm_a_io_gather_loader : igemm_a_io_source<T> {
-    static constexpr int COL_STEP = THREADS / BM;
-    static constexpr int PER_THREAD = BK / COL_STEP;
-    static_assert(THREADS % BM == 0 && BK % COL_STEP == 0,
-                  "gather A loader: tile does not split evenly over the threads");
+    using S = igemm_gather_split<BM, BK, THREADS>;
 
     int32_t x_base, p_base; /* n*xs0 (n*ps0) + first channel of the group * its channel stride */
     int32_t i[3];           /* o*S - P0 (logical) */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
-        const int32_t m = m0 + tid % BM;
+        const int32_t m = m0 + S::line(tid);
         x_base = p_base = 0;
         i[0] = i[1] = i[2] = CONVND_IGEMM_ABSENT_ROW;
         if (m < g.M) {
@@ -139,10 +122,10 @@ struct igemm_a_io_gather_loader : igemm_a_io_source<T> {
         /* only formed in range: an absent row's coordinates would overflow */
         const T *src = in ? this->locate(x, g, x_base, p_base, a, b, e, in_prefix) : x;
         const int32_t cs = in_prefix ? this->ps[1] : g.xs[1];
-        const int row = tid % BM;
+        const int row = S::line(tid);
         CONVND_UNROLL(4)
-        for (int j = 0; j < PER_THREAD; ++j) {
-            const int kc = tid / BM + j * COL_STEP;
+        for (int j = 0; j < S::PER_THREAD; ++j) {
+            const int kc = S::pos(tid, j);
             const int32_t c = it.c0 + kc;
             const bool ok = in && c < g.cin_g;
             igemm_copy_elem(tile + L::offset(row, kc), ok ? src + c * cs : x, ok);

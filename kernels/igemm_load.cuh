@@ -33,6 +33,42 @@ __device__ __forceinline__ void igemm_copy_elem(T *dst, const T *src, bool ok) {
     }
 }
 
+/* ---- how a tile splits over the threads --------------------------------------------------- */
+
+/* Vector loaders: a tile of ROWS rows of COLS elements, moved in 16-byte chunks. Thread tid
+ * takes chunk column col(tid) of rows row(tid, p), p = 0 .. PASSES - 1; with more threads than
+ * chunks (small tiles) there is one pass and the surplus threads idle (idle(row)). */
+template <typename T, int ROWS, int COLS, int THREADS> struct igemm_chunk_split {
+    static constexpr int VEC = 16 / (int)sizeof(T); /* elements per 16-byte chunk */
+    static constexpr int CHUNKS = COLS / VEC;       /* chunks per tile row */
+    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
+    static constexpr int PASSES = ROWS > ROWS_PER_PASS ? ROWS / ROWS_PER_PASS : 1;
+    static_assert(COLS % VEC == 0 && THREADS % CHUNKS == 0 &&
+                      (ROWS % ROWS_PER_PASS == 0 || ROWS_PER_PASS % ROWS == 0),
+                  "vector loader: tile does not split evenly over the threads");
+
+    __device__ static __forceinline__ int col(int tid) { return (tid % CHUNKS) * VEC; }
+    __device__ static __forceinline__ int row(int tid, int p) {
+        return tid / CHUNKS + p * ROWS_PER_PASS;
+    }
+    __device__ static __forceinline__ bool idle(int row) {
+        return ROWS_PER_PASS > ROWS && row >= ROWS;
+    }
+};
+
+/* Gather loaders, one element at a time: thread tid owns line(tid) = tid % LINES of the tile (a
+ * row of A, an output channel of B) and the PER_THREAD positions along it pos(tid, j) = tid /
+ * LINES + j * STEP (channels of the k-tile), so consecutive threads take consecutive lines. */
+template <int LINES, int SPAN, int THREADS> struct igemm_gather_split {
+    static constexpr int STEP = THREADS / LINES;
+    static constexpr int PER_THREAD = SPAN / STEP;
+    static_assert(THREADS % LINES == 0 && SPAN % STEP == 0,
+                  "gather loader: tile does not split evenly over the threads");
+
+    __device__ static __forceinline__ int line(int tid) { return tid % LINES; }
+    __device__ static __forceinline__ int pos(int tid, int j) { return tid / LINES + j * STEP; }
+};
+
 /* ---- vector path -------------------------------------------------------------------------- */
 
 /* A rows (x). POINTWISE (1x1 kernel): the row's input offset does not depend on the tap, so it
@@ -49,39 +85,25 @@ __device__ __forceinline__ void igemm_copy_elem(T *dst, const T *src, bool ok) {
  * CONVND_IGEMM_MASK_TAPS; wider filters take the gather path (igemm_pick_path). */
 template <typename T, int BM, int BK, class L, int THREADS, bool POINTWISE>
 struct igemm_a_vector_loader {
-    static constexpr int VEC = 16 / (int)sizeof(T); /* elements per 16-byte chunk */
-    static constexpr int CHUNKS = BK / VEC;         /* chunks per tile row */
-    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
-    /* more threads than chunks (small tiles): one pass, the surplus threads idle */
-    static constexpr int PASSES = BM > ROWS_PER_PASS ? BM / ROWS_PER_PASS : 1;
-    static constexpr bool SURPLUS = ROWS_PER_PASS > BM;
-    static_assert(BK % VEC == 0 && THREADS % CHUNKS == 0 &&
-                      (BM % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BM == 0),
-                  "vector A loader: tile does not split evenly over the threads");
+    using S = igemm_chunk_split<T, BM, BK, THREADS>;
 
-    int32_t col;              /* first element of this thread's chunk within the tile row */
-    int32_t base[PASSES];     /* n*xs0 + first channel of the group + the offset of the row's origin
-                                 (o*S - P0); 0 for no row. Pointwise: of the row's pixel, -1 for no
-                                 row or a padding pixel */
-    uint32_t mask[3][PASSES]; /* bit 31 - t of mask[d]: tap t along d inside [0, I_d) (so a
-                                 left shift by t brings it to the sign bit); 0 for no row;
-                                 unused if POINTWISE */
+    int32_t col;                 /* first element of this thread's chunk within the tile row */
+    int32_t base[S::PASSES];     /* n*xs0 + first channel of the group + the offset of the row's
+                                    origin (o*S - P0); 0 for no row. Pointwise: of the row's pixel,
+                                    -1 for no row or a padding pixel */
+    uint32_t mask[3][S::PASSES]; /* bit 31 - t of mask[d]: tap t along d inside [0, I_d) (so a
+                                    left shift by t brings it to the sign bit); 0 for no row;
+                                    unused if POINTWISE */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
-        col = (tid % CHUNKS) * VEC;
+        col = S::col(tid);
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int32_t m = m0 + tid / CHUNKS + p * ROWS_PER_PASS;
-            int32_t c[3] = {CONVND_IGEMM_ABSENT_ROW, CONVND_IGEMM_ABSENT_ROW,
-                            CONVND_IGEMM_ABSENT_ROW};
+        for (int p = 0; p < S::PASSES; ++p) {
+            int32_t c[3], n;
+            const bool present = igemm_row_origin(g, m0 + S::row(tid, p), c, n);
             base[p] = POINTWISE ? -1 : 0;
-            if (m < g.M) {
-                const igemm_row r = igemm_split_row(g, m);
-                for (int t = 0; t < 3; ++t)
-                    c[t] = r.o[t] * g.S[t] - g.P0[t];
-                base[p] = r.n * g.xs[0] + group * g.cin_g; /* xs[1] == 1 */
-            }
+            if (present) base[p] = n * g.xs[0] + group * g.cin_g; /* xs[1] == 1 */
             if (POINTWISE) {
                 const bool in = (uint32_t)c[0] < (uint32_t)g.I[0] &&
                                 (uint32_t)c[1] < (uint32_t)g.I[1] &&
@@ -97,7 +119,7 @@ struct igemm_a_vector_loader {
                         if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])
                             bits |= 0x80000000u >> t;
                     mask[d][p] = bits;
-                    if (m < g.M) base[p] += c[d] * g.xs[2 + d];
+                    if (present) base[p] += c[d] * g.xs[2 + d];
                 }
             }
         }
@@ -109,9 +131,9 @@ struct igemm_a_vector_loader {
         const bool c_ok = c < g.cin_g;
         const int32_t tap = POINTWISE ? c : (int32_t)it.x_tap + c; /* exact: see above */
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int row = tid / CHUNKS + p * ROWS_PER_PASS;
-            if (SURPLUS && row >= BM) break;
+        for (int p = 0; p < S::PASSES; ++p) {
+            const int row = S::row(tid, p);
+            if (S::idle(row)) break;
             bool ok;
             if (POINTWISE) {
                 ok = c_ok && base[p] >= 0;
@@ -131,25 +153,17 @@ struct igemm_a_vector_loader {
 
 /* B rows (w): output channels n0.. of the group. */
 template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vector_loader {
-    static constexpr int VEC = 16 / (int)sizeof(T);
-    static constexpr int CHUNKS = BK / VEC;
-    static constexpr int ROWS_PER_PASS = THREADS / CHUNKS;
-    /* more threads than chunks (small tiles): one pass, the surplus threads idle */
-    static constexpr int PASSES = BN > ROWS_PER_PASS ? BN / ROWS_PER_PASS : 1;
-    static constexpr bool SURPLUS = ROWS_PER_PASS > BN;
-    static_assert(BK % VEC == 0 && THREADS % CHUNKS == 0 &&
-                      (BN % ROWS_PER_PASS == 0 || ROWS_PER_PASS % BN == 0),
-                  "vector B loader: tile does not split evenly over the threads");
+    using S = igemm_chunk_split<T, BN, BK, THREADS>;
 
     int32_t col;
-    int32_t base[PASSES]; /* co * ws0; -1: column past cout_g */
+    int32_t base[S::PASSES]; /* co * ws0; -1: column past cout_g */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
-        col = (tid % CHUNKS) * VEC;
+        col = S::col(tid);
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int32_t n = n0 + tid / CHUNKS + p * ROWS_PER_PASS;
+        for (int p = 0; p < S::PASSES; ++p) {
+            const int32_t n = n0 + S::row(tid, p);
             base[p] = n < g.cout_g ? (group * g.cout_g + n) * g.ws[0] : -1;
         }
     }
@@ -160,9 +174,9 @@ template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vecto
         const int32_t tap = it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4] + c;
         const bool c_ok = c < g.cin_g;
         CONVND_UNROLL(8)
-        for (int p = 0; p < PASSES; ++p) {
-            const int row = tid / CHUNKS + p * ROWS_PER_PASS;
-            if (SURPLUS && row >= BN) break;
+        for (int p = 0; p < S::PASSES; ++p) {
+            const int row = S::row(tid, p);
+            if (S::idle(row)) break;
             const bool ok = c_ok && base[p] >= 0;
             /* w itself when out of range; unsigned, as igemm_a_vector_loader's */
             convnd_cp_async<16>(tile + L::offset(row, col),
@@ -173,19 +187,19 @@ template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vecto
 
 /* ---- gather path -------------------------------------------------------------------------- */
 
-/* A rows: thread tid owns row tid % BM and tile columns tid / BM + j * (THREADS / BM). */
+/* A rows: thread tid owns row tid % BM (igemm_gather_split). The element loops of the gather
+ * loaders (here, igemm_b_gather_loader, convT_b_gather_loader, igemm_a_io_gather_loader) are
+ * written out in each: through one shared helper, ptxas gave the tensor-core gather loops about
+ * ten more instructions per k-tile (sm_90). */
 template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gather_loader {
-    static constexpr int COL_STEP = THREADS / BM;
-    static constexpr int PER_THREAD = BK / COL_STEP;
-    static_assert(THREADS % BM == 0 && BK % COL_STEP == 0,
-                  "gather A loader: tile does not split evenly over the threads");
+    using S = igemm_gather_split<BM, BK, THREADS>;
 
     int32_t base; /* n*xs0 + first channel of the group * xs1 */
     int32_t i[3]; /* o*S - P0 */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
-        const int32_t m = m0 + tid % BM;
+        const int32_t m = m0 + S::line(tid);
         base = 0;
         i[0] = i[1] = i[2] = CONVND_IGEMM_ABSENT_ROW;
         if (m < g.M) {
@@ -205,10 +219,10 @@ template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gathe
                         (uint32_t)e < (uint32_t)g.I[2];
         /* only formed in range: an absent row's coordinates would overflow */
         const int32_t off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
-        const int row = tid % BM;
+        const int row = S::line(tid);
         CONVND_UNROLL(4)
-        for (int j = 0; j < PER_THREAD; ++j) {
-            const int kc = tid / BM + j * COL_STEP;
+        for (int j = 0; j < S::PER_THREAD; ++j) {
+            const int kc = S::pos(tid, j);
             const int32_t c = it.c0 + kc;
             const bool ok = in && c < g.cin_g;
             igemm_copy_elem(tile + L::offset(row, kc), ok ? x + (off + c * g.xs[1]) : x, ok);
@@ -218,26 +232,23 @@ template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gathe
 
 /* B rows: thread tid owns output channel n0 + tid % BN. */
 template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_gather_loader {
-    static constexpr int COL_STEP = THREADS / BN;
-    static constexpr int PER_THREAD = BK / COL_STEP;
-    static_assert(THREADS % BN == 0 && BK % COL_STEP == 0,
-                  "gather B loader: tile does not split evenly over the threads");
+    using S = igemm_gather_split<BN, BK, THREADS>;
 
     int32_t base; /* co * ws0; -1: column past cout_g */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t n0, int32_t group,
                                          int tid) {
-        const int32_t n = n0 + tid % BN;
+        const int32_t n = n0 + S::line(tid);
         base = n < g.cout_g ? (group * g.cout_g + n) * g.ws[0] : -1;
     }
 
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
-        const int row = tid % BN;
+        const int row = S::line(tid);
         CONVND_UNROLL(4)
-        for (int j = 0; j < PER_THREAD; ++j) {
-            const int kc = tid / BN + j * COL_STEP;
+        for (int j = 0; j < S::PER_THREAD; ++j) {
+            const int kc = S::pos(tid, j);
             const int32_t c = it.c0 + kc;
             const bool ok = base >= 0 && c < g.cin_g;
             igemm_copy_elem(tile + L::offset(row, kc), ok ? w + (off + c * g.ws[1]) : w, ok);
