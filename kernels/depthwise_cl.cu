@@ -15,7 +15,8 @@
  * dilation 1 and 16-byte vectors have kernels of their own, the width KW a template argument
  * (dw_cl_row_fixed): the row's inputs pass through a ring of raw 16-byte registers whose slots
  * are fixed at compile time, so the window slides without moves, and each tap's next input is
- * loaded before the tap's FMAs. Other problems take the generic row (KW = 0). */
+ * loaded before the tap's FMAs. Other problems take the generic row (KW = 0), with 16-bit
+ * vectors and 8 outputs in two halves of 4 channels (dw_cl_halves). */
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
@@ -194,22 +195,127 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
     });
 }
 
-/* The 8-output 16-bit kernels walk the channels in two halves of HALF = VEC / 2 (8 bytes of
- * input, 4 channels): each half is its own pass over all kernel rows, with 32 accumulators and a
- * ring of 8-byte raw inputs, so about half the registers of a whole vector are live: <= 128
- * registers without spills (2 blocks, 16 warps per SM) where the whole vector needs 164-223. The
- * first half's outputs are finished in f32 and kept packed (2 words per output); the second half
- * completes them and stores each output's channel vector with one 16-byte store, as the single
- * pass does. The loads walk the row with a pointer (one add per load: 64-bit indices fit 128
- * registers too). Width 31 would spill at 128 (72 bytes, sm_90): its kernels are not bounded
- * (156 registers with 32-bit indices, 168 with 64-bit; no spills). The price: the input is read
- * as two 8-byte loads (same bytes, each sector reached twice through L1), and the row set-up
- * (and staging, where the weights are staged in parts) is done once per half. */
-template <typename T, typename Idx, int R, int KW> struct dw_cl_halves {
-    static constexpr bool value = R == 8 && sizeof(T) == 2 && KW > 0;
+/* The 8-output 16-bit kernels with 16-byte vectors walk the channels in two halves of
+ * HALF = VEC / 2 (8 bytes of input, 4 channels): each half is its own pass over all kernel rows,
+ * with 32 accumulators and a ring (the fixed widths) or sliding window (the generic row, any
+ * stride and dilation) of 8-byte raw inputs, so about half the registers of a whole vector are
+ * live: <= 128 registers without spills (2 blocks, 16 warps per SM; sm_90: 110-128, the generic
+ * row 123 with 32-bit indices and 122 with 64-bit, width 31 125 / 127) where the whole vector
+ * needs 156-223 (the generic row 184 / 210, width 31 156 / 168, 8 warps per SM). Up to width 9
+ * and in the generic row the first half's outputs are finished in f32 and kept packed (2 words
+ * per output); the second half completes them and stores each output's channel vector with one
+ * 16-byte store, as the single pass does. Width 31 keeps nothing: each half stores its own 8
+ * bytes per output, so its kernels make two 8-byte stores per output where the others make one
+ * 16-byte store, the 64-bit index kernels too (not the full 16-byte stores #13 asks of those):
+ * the 16 kept words, live through the whole second pass, made width 31 spill at 128 registers
+ * (72 bytes), and a 31-tap row's stores are a small part of its work. The loads walk the row
+ * with a pointer (one add per load: 64-bit indices fit 128 registers too). The price: the input
+ * is read as two 8-byte loads (same bytes, each sector reached twice through L1), and the row
+ * set-up (and staging, where the weights are staged in parts) is done once per half. The
+ * element-wise kernels (VECIO = false: multipliers, odd channel counts, misaligned tensors) stay
+ * whole-vector passes, not bounded (206 registers with 32-bit indices, 241 with 64-bit). */
+template <typename T, typename Idx, int R, bool VECIO, int KW> struct dw_cl_halves {
+    static constexpr bool value = R == 8 && sizeof(T) == 2 && VECIO;
+    /* the first half's outputs are kept for one 16-byte store per output */
+    static constexpr bool keep = KW <= 9;
     /* blocks per SM the launch bounds ask for: 2 holds the kernel to 128 registers */
-    static constexpr int min_blocks = value && KW <= 9 ? 2 : 1;
+    static constexpr int min_blocks = value ? 2 : 1;
 };
+
+/* Half h's raw 8-byte input at W position i2 of a row, read at q (zeros in the padding). */
+template <typename T, typename Idx>
+__device__ __forceinline__ uint2 dw_load_half(const T *q, Idx i2, Idx in2) {
+    using U = typename std::make_unsigned<Idx>::type;
+    uint2 raw = make_uint2(0u, 0u);
+    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));
+    return raw;
+}
+
+/* dw_cl_row (16-byte vectors) on half h of the channels: HALF = VEC / 2 channels read with
+ * 8-byte loads. The window holds the R outputs' inputs raw (2 words each, unpacked at the FMA as
+ * in the fixed-width rows): 16 registers where R x HALF floats take 32, which spilled at 128
+ * registers (292 bytes with 32-bit indices, 1060 with 64-bit; sm_90). Output ow0 + r's input
+ * for tap offset c = k2 * D - P is position (ow0 + r) * S + c: the loads walk it with a row
+ * pointer and the position (for the padding test) in steps of S along r, and of D along k2,
+ * two adds per load where a multiply made the 64-bit kernels spill (148 bytes). The positions
+ * are formed in unsigned arithmetic: a masked tail output's may wrap (conv_wrap_pos), and the
+ * padding test rejects it. */
+template <typename T, typename Idx, int R, int VEC>
+__device__ __forceinline__ void
+dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channels<Idx, VEC> &lc,
+               const float *wrow, int cb, Idx ow0, int h, float (&acc)[R][VEC / 2]) {
+    using U = typename std::make_unsigned<Idx>::type;
+    constexpr int HALF = VEC / 2;
+    static_assert(HALF == 4, "16-bit halves");
+    const int K2 = (int)p.k[2];
+    const Idx S = (Idx)p.s[2], D = (Idx)p.d[2], P = (Idx)p.p0[2];
+    const Idx in2 = (Idx)p.in[2], xs = (Idx)p.xs[4];
+    const T *xh = xrow + (lc.base + (Idx)(h * HALF));
+    const float *wh = wrow + h * HALF;
+    const Idx dq = S * xs; /* the pointer step from one output to the next */
+    /* the position of output ow0's input for tap offset c, and its address */
+    auto start = [&](Idx c, Idx &i2, const T *&q) {
+        i2 = conv_wrap_pos(ow0, S, c);
+        q = xh + (Idx)((U)i2 * (U)xs);
+    };
+    auto fma_row = [&](const uint2 &v, const float(&wv)[HALF], float(&a)[HALF]) {
+        const unsigned words[2] = {v.x, v.y};
+        CONVND_UNROLL(4)
+        for (int j = 0; j < HALF; ++j)
+            a[j] = fmaf(dw_unpack_at_use<T>(words[j / 2], j), wv[j], a[j]);
+    };
+    float wv[HALF];
+    if (D == 1) {
+        /* as dw_cl_row: step t of stride phase ph is step t-1's window shifted by one output,
+         * its new input the next output's */
+        const int step = S < (Idx)K2 ? (int)S : K2;
+        for (int ph = 0; ph < step; ++ph) {
+            Idx i2;
+            const T *q;
+            start((Idx)ph - P, i2, q);
+            auto load_next = [&]() {
+                const uint2 v = dw_load_half<T, Idx>(q, i2, in2);
+                q += dq;
+                i2 = (Idx)((U)i2 + (U)S);
+                return v;
+            };
+            uint2 win[R];
+            CONVND_UNROLL(8)
+            for (int r = 0; r < R; ++r)
+                win[r] = load_next();
+            for (int k2 = ph; k2 < K2; k2 += step) {
+                if (k2 != ph) {
+                    CONVND_UNROLL(8)
+                    for (int r = 0; r + 1 < R; ++r)
+                        win[r] = win[r + 1];
+                    win[R - 1] = load_next();
+                }
+                dw_lds<HALF>(wh + k2 * cb, wv);
+                CONVND_UNROLL(8)
+                for (int r = 0; r < R; ++r)
+                    fma_row(win[r], wv, acc[r]);
+            }
+        }
+    } else {
+        const Idx dk = D * xs; /* the pointer step from one tap to the next */
+        Idx i0;
+        const T *q0;
+        start(-P, i0, q0);
+        for (int k2 = 0; k2 < K2; ++k2) {
+            dw_lds<HALF>(wh + k2 * cb, wv);
+            Idx i2 = i0;
+            const T *q = q0;
+            CONVND_UNROLL(8)
+            for (int r = 0; r < R; ++r) {
+                fma_row(dw_load_half<T, Idx>(q, i2, in2), wv, acc[r]);
+                q += dq;
+                i2 = (Idx)((U)i2 + (U)S);
+            }
+            q0 += dk;
+            i0 = (Idx)((U)i0 + (U)D);
+        }
+    }
+}
 
 /* dw_cl_row_fixed on half h of the channels (8 bytes, HALF = VEC / 2 of them): the same ring of
  * R + 1 slots, 8-byte slots. Position k of the row (input i0 + k) is read at q0 + k * xs: one
@@ -273,10 +379,23 @@ __device__ __forceinline__ void dw_finish_half(const convnd_conv_params &p, cons
     }
 }
 
+/* One 8-byte store of 2 words at p (8-byte aligned), inline PTX on the GPU as dw_store_words. */
+#if defined(CONVND_EMU) && CONVND_EMU
+template <typename T> inline void dw_store_words2(T *p, const unsigned (&words)[2]) {
+    convnd_st_vec(reinterpret_cast<uint2 *>(p), make_uint2(words[0], words[1]));
+}
+#else
+template <typename T>
+__device__ __forceinline__ void dw_store_words2(T *p, const unsigned (&words)[2]) {
+    asm volatile("st.global.v2.b32 [%0], {%1, %2};\n" ::"l"(p), "r"(words[0]), "r"(words[1])
+                 : "memory");
+}
+#endif
+
 /* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. The
- * halves kernels up to width 9 are held to 128 registers (2 blocks, 16 warps per SM). */
+ * halves kernels are held to 128 registers (2 blocks, 16 warps per SM). */
 template <typename T, typename Idx, int R, bool VECIO, int KW>
-__global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, KW>::min_blocks)
+__global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, VECIO, KW>::min_blocks)
     depthwise_cl_kernel(const convnd_conv_params p, const T *__restrict__ x,
                         const T *__restrict__ w, const T *__restrict__ bias, const T *z, T *y,
                         const dw_rows_args g) {
@@ -287,15 +406,20 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, KW>
     const Idx co0 = (unit0 + (Idx)tx) * VEC;
     const dw_lane_channels<Idx, VEC> lc = dw_lane_channels_for<Idx, VEC>(p, co0);
     const dw_vector_units<Idx> units{(Idx)p.C_out, VEC};
-    if constexpr (dw_cl_halves<T, Idx, R, KW>::value) {
+    using halves = dw_cl_halves<T, Idx, R, VECIO, KW>;
+    if constexpr (halves::value) {
         constexpr int HALF = VEC / 2;
-        unsigned kept[R][2]; /* the first half's outputs, packed */
+        unsigned kept[R][2]; /* the first half's outputs, packed (halves::keep) */
+        (void)kept;
         dw_staged_rows<T, Idx, R, HALF, 2>(
             p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
             [&](int h, int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
                 const float *wrow = wsm + rl * (int)p.k[2] * cb + tx * VEC;
-                dw_cl_row_fixed_half<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, h,
-                                                         acc);
+                if constexpr (KW > 0)
+                    dw_cl_row_fixed_half<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, h,
+                                                             acc);
+                else
+                    dw_cl_row_half<T, Idx, R, VEC>(p, x + x_off, lc, wrow, cb, at.ow0, h, acc);
             },
             [&](int h, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
                 CONVND_UNROLL(16)
@@ -306,7 +430,9 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, KW>
                     unsigned half[2];
                     dw_finish_half<T, Idx>(p, acc[r], bias, z, co0 + (Idx)(h * HALF),
                                            y_off + (Idx)(h * HALF), half);
-                    if (h == 0) {
+                    if constexpr (!halves::keep) {
+                        dw_store_words2(y + y_off + (Idx)(h * HALF), half);
+                    } else if (h == 0) {
                         kept[r][0] = half[0];
                         kept[r][1] = half[1];
                     } else {

@@ -44,6 +44,12 @@ mkdir -p "$work"
 # transposed kernels' per-phase tap deltas not set.
 # Mutants 39-40 are depthwise_cl's width-31 tap loop (dw_for_taps): a chunk of taps skipped,
 # and the tail's ring slots shifted by one.
+# Mutants 41-46 are depthwise_cl's generic row in two halves (8-output 16-bit vector kernels, any
+# stride and dilation) and width 31's per-half stores: the second half reading the first half's
+# channels, the input walk stepping one position per output instead of the stride, the second
+# half using the first half's weights, the walk over taps ignoring the dilation, the padding
+# compare off by one, and width 31's second half stored over the first; mutant 47 narrows the
+# generic halves' 64-bit pointer step (stride x W stride) to 32 bits.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -87,6 +93,13 @@ mutants=(
   "38^kernels/convT_geometry.cuh^    igemm_set_x_deltas(b.g); /* from the phase's K */^^transposed/phase_cases^"
   "39^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
   "40^kernels/depthwise_cl.cu^            tap(KW / SLOTS * SLOTS + u, u);^            tap(KW / SLOTS * SLOTS + u, (u + 1) % SLOTS);^depthwise/*^"
+  "41^kernels/depthwise_cl.cu^    const T *xh = xrow + (lc.base + (Idx)(h * HALF));^    const T *xh = xrow + lc.base;^depthwise/*^"
+  "42^kernels/depthwise_cl.cu^    const Idx dq = S * xs;^    const Idx dq = xs;^depthwise/*^"
+  "43^kernels/depthwise_cl.cu^    const float *wh = wrow + h * HALF;^    const float *wh = wrow;^depthwise/*^"
+  "44^kernels/depthwise_cl.cu^        const Idx dk = D * xs;^        const Idx dk = xs;^depthwise/*^"
+  "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^depthwise/*^"
+  "46^kernels/depthwise_cl.cu^dw_store_words2(y + y_off + (Idx)(h * HALF), half);^dw_store_words2(y + y_off, half);^depthwise/*^"
+  "47^kernels/depthwise_cl.cu^    const Idx dq = S * xs;^    const Idx dq = (int32_t)(S * xs);^extreme_geometry/sparse*^"
 )
 
 want=("$@")

@@ -248,6 +248,44 @@ Test(depthwise, fixed_widths_match_reference) {
     cr_expect_eq(ran, 84);
 }
 
+/* The generic row of depthwise_cl with 16-byte vectors (KW = 0: any stride, dilation or width
+ * that has no fixed-width kernel; the 8-output 16-bit configuration runs it in two halves of 4
+ * channels): stride phases (stride 2 and 3, dilation 1), dilation 2 (stride 1 and 2), and a
+ * 31-wide kernel at stride 2, on every dtype x both run lengths x 32- and 64-bit indices, with a
+ * W that leaves a tail run, padding on both sides (a crop on the right for some) and 24 channels
+ * (3 whole bf16 vectors, 6 f32 ones: the block's other units have no channels). */
+Test(depthwise, generic_vector_rows_match_reference) {
+    static const struct {
+        int k, s, d, p0, p1, w;
+    } rows[] = {{3, 2, 1, 1, 1, 37},
+                {5, 3, 1, 2, 0, 41},
+                {3, 1, 2, 2, 1, 29},
+                {4, 2, 2, 3, -1, 40},
+                {31, 2, 1, 15, 14, 70}};
+    static const char *const specs[] = {"depthwise:cl_r4", "depthwise:cl_r8"};
+    static const char *const dtypes[] = {"bf16", "f16", "f32"};
+    int ran = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+        for (size_t s = 0; s < 2; ++s)
+            for (int wide = 0; wide < 2; ++wide)
+                for (size_t d = 0; d < 3; ++d) {
+                    char text[256], why[96];
+                    const int k = rows[i].k, k0 = wide || k == 31 ? 1 : 3;
+                    snprintf(text, sizeof text,
+                             "fwd 2d N=2 Ci=24 Co=24 g=24 I=%d,%d K=%d,%d S=%d,%d D=1,%d P0=%d,%d "
+                             "P1=%d,%d %s x=cl w=cl bias%s",
+                             wide ? 1 : 4, rows[i].w, k0, k, wide ? 1073741824 : 1, rows[i].s,
+                             rows[i].d, k0 / 2, rows[i].p0, k0 / 2 - (k0 > 1), rows[i].p1,
+                             dtypes[d], wide ? " z beta=0.5" : "");
+                    const convnd_problem p = test_parse_valid(text);
+                    snprintf(why, sizeof why, "width %d stride %d dilation %d, %s, %s indices", k,
+                             rows[i].s, rows[i].d, dtypes[d], wide ? "64-bit" : "32-bit");
+                    test_run_supported_case(specs[s], &p, why, wide, 0x5f00 + (uint64_t)ran);
+                    ++ran;
+                }
+    cr_expect_eq(ran, 60);
+}
+
 /* The 16-byte paths must notice pointers that are not 16-byte aligned and go element by
  * element (a vector access there faults on a GPU; the emulated device reports it). Each of x, y
  * and z alone is one element off, then all three: misaligning them together would hide a check

@@ -184,3 +184,9 @@ Test(extreme_geometry, sparse_x_past_2_31_elements_unit_stride_cropped) {
 Test(extreme_geometry, sparse_x_past_2_31_elements_unit_stride_cropped_bf16) {
     sparse_run_dtype(CONVND_CHANNELS_LAST, 1, -((int64_t)1 << 29), 0, CONVND_BF16);
 }
+
+/* Stride 2^28 in bf16: depthwise_cl's generic row (no fixed width for a stride > 1) in two
+ * halves of 4 channels (8 outputs, 64-bit indices) reads past 2^31 elements. */
+Test(extreme_geometry, sparse_x_past_2_31_elements_channels_last_bf16) {
+    sparse_run_dtype(CONVND_CHANNELS_LAST, (int64_t)1 << 28, 0, 0, CONVND_BF16);
+}
