@@ -86,7 +86,7 @@ mutants=(
   "31^kernels/depthwise_cl.cu^        if ((U)k_next < in2) v = convnd_ld_vec(^        if ((U)k_next <= in2) v = convnd_ld_vec(^depthwise/*^"
   "32^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
   "33^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
-  "34^kernels/igemm_load.cuh^if ((uint32_t)(r.c[d] + t * g.D[d]) < (uint32_t)g.I[d])^if ((uint32_t)(r.c[d] + t * g.D[d]) <= (uint32_t)g.I[d])^igemm/load_paths^"
+  "34^kernels/igemm_load.cuh^if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])^if ((uint32_t)(c[d] + t * g.D[d]) <= (uint32_t)g.I[d])^igemm/load_paths^"
   "35^kernels/igemm_geometry.cuh^    g.xd[1] = step[1] - back[2];^    g.xd[1] = step[1];^igemm/load_paths^"
   "36^kernels/igemm_load.cuh^bits |= 0x80000000u >> t;^bits |= 0x40000000u >> t;^igemm/load_paths^"
   "37^kernels/igemm_geometry.cuh^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return false;^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS + 1) return false;^igemm/load_paths^"
