@@ -222,12 +222,17 @@ template <typename T, typename Idx, int R, bool VECIO, int KW> struct dw_cl_halv
     static constexpr int min_blocks = value ? 2 : 1;
 };
 
-/* Half h's raw 8-byte input at W position i2 of a row, read at q (zeros in the padding). */
+/* Half h's raw 8-byte input at W position i2 of a row, element offset off from the row's half
+ * base xh (zeros in the padding). off is formed only here, in range: the walks below carry it
+ * modulo 2^N (unsigned), since a masked tail output's or a padding position's offset may not
+ * exist (nor fit Idx) at all. */
 template <typename T, typename Idx>
-__device__ __forceinline__ uint2 dw_load_half(const T *q, Idx i2, Idx in2) {
+__device__ __forceinline__ uint2 dw_load_half(const T *xh,
+                                              typename std::make_unsigned<Idx>::type off, Idx i2,
+                                              Idx in2) {
     using U = typename std::make_unsigned<Idx>::type;
     uint2 raw = make_uint2(0u, 0u);
-    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));
+    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(xh + (Idx)off));
     return raw;
 }
 
@@ -235,11 +240,12 @@ __device__ __forceinline__ uint2 dw_load_half(const T *q, Idx i2, Idx in2) {
  * 8-byte loads. The window holds the R outputs' inputs raw (2 words each, unpacked at the FMA as
  * in the fixed-width rows): 16 registers where R x HALF floats take 32, which spilled at 128
  * registers (292 bytes with 32-bit indices, 1060 with 64-bit; sm_90). Output ow0 + r's input
- * for tap offset c = k2 * D - P is position (ow0 + r) * S + c: the loads walk it with a row
- * pointer and the position (for the padding test) in steps of S along r, and of D along k2,
- * two adds per load where a multiply made the 64-bit kernels spill (148 bytes). The positions
- * are formed in unsigned arithmetic: a masked tail output's may wrap (conv_wrap_pos), and the
- * padding test rejects it. */
+ * for tap offset c = k2 * D - P is position (ow0 + r) * S + c: the loads walk its element
+ * offset and the position (for the padding test) in steps of S along r, and of D along k2,
+ * adds per load where a multiply made the 64-bit kernels spill (148 bytes). Both are carried in
+ * unsigned arithmetic: a masked tail output's position may wrap (conv_wrap_pos), a huge stride's
+ * offset step may not fit Idx, and the padding test rejects those positions before an address
+ * is formed (dw_load_half). */
 template <typename T, typename Idx, int R, int VEC>
 __device__ __forceinline__ void
 dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channels<Idx, VEC> &lc,
@@ -252,11 +258,11 @@ dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channel
     const Idx in2 = (Idx)p.in[2], xs = (Idx)p.xs[4];
     const T *xh = xrow + (lc.base + (Idx)(h * HALF));
     const float *wh = wrow + h * HALF;
-    const Idx dq = S * xs; /* the pointer step from one output to the next */
-    /* the position of output ow0's input for tap offset c, and its address */
-    auto start = [&](Idx c, Idx &i2, const T *&q) {
+    const U dq = (U)S * (U)xs; /* the offset step from one output to the next */
+    /* the position of output ow0's input for tap offset c, and its offset */
+    auto start = [&](Idx c, Idx &i2, U &q) {
         i2 = conv_wrap_pos(ow0, S, c);
-        q = xh + (Idx)((U)i2 * (U)xs);
+        q = (U)i2 * (U)xs;
     };
     auto fma_row = [&](const uint2 &v, const float(&wv)[HALF], float(&a)[HALF]) {
         const unsigned words[2] = {v.x, v.y};
@@ -271,10 +277,10 @@ dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channel
         const int step = S < (Idx)K2 ? (int)S : K2;
         for (int ph = 0; ph < step; ++ph) {
             Idx i2;
-            const T *q;
+            U q;
             start((Idx)ph - P, i2, q);
             auto load_next = [&]() {
-                const uint2 v = dw_load_half<T, Idx>(q, i2, in2);
+                const uint2 v = dw_load_half<T, Idx>(xh, q, i2, in2);
                 q += dq;
                 i2 = (Idx)((U)i2 + (U)S);
                 return v;
@@ -297,17 +303,17 @@ dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channel
             }
         }
     } else {
-        const Idx dk = D * xs; /* the pointer step from one tap to the next */
+        const U dk = (U)D * (U)xs; /* the offset step from one tap to the next */
         Idx i0;
-        const T *q0;
+        U q0;
         start(-P, i0, q0);
         for (int k2 = 0; k2 < K2; ++k2) {
             dw_lds<HALF>(wh + k2 * cb, wv);
             Idx i2 = i0;
-            const T *q = q0;
+            U q = q0;
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r) {
-                fma_row(dw_load_half<T, Idx>(q, i2, in2), wv, acc[r]);
+                fma_row(dw_load_half<T, Idx>(xh, q, i2, in2), wv, acc[r]);
                 q += dq;
                 i2 = (Idx)((U)i2 + (U)S);
             }

@@ -94,12 +94,12 @@ mutants=(
   "39^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
   "40^kernels/depthwise_cl.cu^            tap(KW / SLOTS * SLOTS + u, u);^            tap(KW / SLOTS * SLOTS + u, (u + 1) % SLOTS);^depthwise/*^"
   "41^kernels/depthwise_cl.cu^    const T *xh = xrow + (lc.base + (Idx)(h * HALF));^    const T *xh = xrow + lc.base;^depthwise/*^"
-  "42^kernels/depthwise_cl.cu^    const Idx dq = S * xs;^    const Idx dq = xs;^depthwise/*^"
+  "42^kernels/depthwise_cl.cu^    const U dq = (U)S * (U)xs;^    const U dq = (U)xs;^depthwise/*^"
   "43^kernels/depthwise_cl.cu^    const float *wh = wrow + h * HALF;^    const float *wh = wrow;^depthwise/*^"
-  "44^kernels/depthwise_cl.cu^        const Idx dk = D * xs;^        const Idx dk = xs;^depthwise/*^"
+  "44^kernels/depthwise_cl.cu^        const U dk = (U)D * (U)xs;^        const U dk = (U)xs;^depthwise/*^"
   "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^depthwise/*^"
   "46^kernels/depthwise_cl.cu^dw_store_words2(y + y_off + (Idx)(h * HALF), half);^dw_store_words2(y + y_off, half);^depthwise/*^"
-  "47^kernels/depthwise_cl.cu^    const Idx dq = S * xs;^    const Idx dq = (int32_t)(S * xs);^extreme_geometry/sparse*^"
+  "47^kernels/depthwise_cl.cu^    const U dq = (U)S * (U)xs;^    const U dq = (uint32_t)((U)S * (U)xs);^extreme_geometry/sparse*^"
 )
 
 want=("$@")
