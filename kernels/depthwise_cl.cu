@@ -200,7 +200,7 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
  * with 32 accumulators and a ring (the fixed widths) or sliding window (the generic row, any
  * stride and dilation) of 8-byte raw inputs, so about half the registers of a whole vector are
  * live: <= 128 registers without spills (2 blocks, 16 warps per SM; sm_90: 110-128, the generic
- * row 123 with 32-bit indices and 122 with 64-bit, width 31 125 / 127) where the whole vector
+ * row 118 with 32-bit indices and 127 with 64-bit, width 31 127 / 127) where the whole vector
  * needs 156-223 (the generic row 184 / 210, width 31 156 / 168, 8 warps per SM). Up to width 9
  * and in the generic row the first half's outputs are finished in f32 and kept packed (2 words
  * per output); the second half completes them and stores each output's channel vector with one
