@@ -49,7 +49,7 @@ mkdir -p "$work"
 # channels, the input walk stepping one position per output instead of the stride, the second
 # half using the first half's weights, the walk over taps ignoring the dilation, the padding
 # compare off by one, and width 31's second half stored over the first; mutant 47 narrows the
-# generic halves' 64-bit pointer step (stride x W stride) to 32 bits.
+# generic halves' 64-bit element offset to 32 bits where the load forms its address.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -99,7 +99,7 @@ mutants=(
   "44^kernels/depthwise_cl.cu^        const U dk = (U)D * (U)xs;^        const U dk = (U)xs;^depthwise/*^"
   "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^depthwise/*^"
   "46^kernels/depthwise_cl.cu^dw_store_words2(y + y_off + (Idx)(h * HALF), half);^dw_store_words2(y + y_off, half);^depthwise/*^"
-  "47^kernels/depthwise_cl.cu^    const U dq = (U)S * (U)xs;^    const U dq = (uint32_t)((U)S * (U)xs);^extreme_geometry/sparse*^"
+  "47^kernels/depthwise_cl.cu^reinterpret_cast<const uint2 *>(xh + (Idx)off)^reinterpret_cast<const uint2 *>(xh + (int32_t)off)^extreme_geometry/sparse*^"
 )
 
 want=("$@")
