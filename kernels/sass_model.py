@@ -413,7 +413,7 @@ for _fam in ("igemm_tc", "convT_tc"):
                        (_fam, "32x64x32_s2", _t): 0.20})
 # The prefix/state instances (igemm_io_kernel, SPEC §12): the vector loader keeps per-row bases in
 # x and the prefix and tap masks as igemm_tc's does, plus a prefix mask along the io axis (f16
-# 128x128x32 vec loop: 283 instructions against igemm_tc's 232; 356 before the masks); figures
+# 128x128x32 vec loop: 283 instructions against igemm_tc's 232; 343 before the masks); figures
 # (smem/issue %, 2026-12-01): 128x128x32 vec 65/90 (f16, bf16), 66/66 (TF32), gather 90-94/68-71;
 # 64x64x32 and 32x64x32 vec 27-32/30-39, gather 41-44/21-29. Floors a little under them.
 for _t in ("f16", "bf16", "tf32"):
