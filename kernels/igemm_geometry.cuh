@@ -59,7 +59,7 @@ __host__ __device__ inline void igemm_set_x_deltas(igemm_geometry &g) {
  * the input plus both paddings, the filter span and, for the transposed phases, the output),
  * so the sum of |stride| x extent bounds them all. Problems past it gather (a uniform
  * fallback, never a refusal); conv_needs_index64 already bounds each extent by 2^30. */
-__host__ inline bool igemm_x_offsets_fit32(const convnd_conv_params &p) {
+__host__ inline bool igemm_offsets_fit32(const convnd_conv_params &p, const int64_t (&strides)[5]) {
     const int64_t limit = INT32_MAX;
     int64_t ext[5] = {p.N, p.cin_g * p.groups, 0, 0, 0};
     for (int d = 0; d < 3; ++d)
@@ -67,12 +67,16 @@ __host__ inline bool igemm_x_offsets_fit32(const convnd_conv_params &p) {
                      (p.p1[d] < 0 ? -p.p1[d] : p.p1[d]) + p.k[d] * p.d[d] + p.out[d];
     int64_t sum = 0;
     for (int i = 0; i < 5; ++i) {
-        const int64_t s = p.xs[i] < 0 ? -p.xs[i] : p.xs[i];
+        const int64_t s = strides[i] < 0 ? -strides[i] : strides[i];
         if (s != 0 && ext[i] > limit / s) return false;
         sum += s * ext[i];
         if (sum > limit) return false;
     }
     return true;
+}
+
+__host__ inline bool igemm_x_offsets_fit32(const convnd_conv_params &p) {
+    return igemm_offsets_fit32(p, p.xs);
 }
 
 /* Whether the vector x loader (masks and incremental offsets) can take the problem: every filter
@@ -197,14 +201,14 @@ struct igemm_k_iter {
     }
 };
 
-/* Input coordinates a of tap it.t for a row of origin c, and whether all lie inside x: offsets may
- * only be formed from them when they do (an absent row's would overflow). */
-__device__ __forceinline__ bool igemm_tap_coords(const igemm_geometry &g, const int32_t (&c)[3],
-                                                 const igemm_k_iter &it, int32_t (&a)[3]) {
-    for (int d = 0; d < 3; ++d)
-        a[d] = c[d] + it.t[d] * g.D[d];
-    return (uint32_t)a[0] < (uint32_t)g.I[0] && (uint32_t)a[1] < (uint32_t)g.I[1] &&
-           (uint32_t)a[2] < (uint32_t)g.I[2];
+/* Bit 31 - t set for each tap t (t < K, at most CONVND_IGEMM_MASK_TAPS of them) of a row whose
+ * origin along a dimension is c that lands inside [0, I): c + t * D, compared unsigned, so an
+ * absent row's origin (far below 0) sets none. A left shift by t brings tap t's bit to the sign. */
+__device__ __forceinline__ uint32_t igemm_tap_mask(int32_t c, int32_t K, int32_t D, int32_t I) {
+    uint32_t bits = 0;
+    for (int t = 0; t < K && t < CONVND_IGEMM_MASK_TAPS; ++t)
+        if ((uint32_t)(c + t * D) < (uint32_t)I) bits |= 0x80000000u >> t;
+    return bits;
 }
 
 } // namespace CONVND_NS

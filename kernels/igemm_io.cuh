@@ -47,43 +47,72 @@ template <typename T> struct igemm_a_io_source {
 
 /* Vector path: a 16-byte chunk is channels of one pixel, so it lies in one source whole; both
  * sources channels-last with strides in whole chunks and 16-byte aligned (igemm_io_pick_path).
- * The tile splits over the threads as igemm_a_vector_loader's. */
+ * The tile splits over the threads as igemm_a_vector_loader's, and the state is incremental as
+ * there: per row, formed once, its base offset in each source and its tap masks (inside X along
+ * each dimension, and inside the prefix along the io axis); per k-tile, the tap's term in each
+ * source (x's is igemm_k_iter::x_tap; the prefix's is formed from the tap, uniform). Per pass
+ * that leaves four shifts, an AND, two sign tests, a select and an add. igemm_io_pick_path takes
+ * this path only when every partial offset of both sources fits int32. */
 template <typename T, int BM, int BK, class L, int THREADS>
 struct igemm_a_io_vector_loader : igemm_a_io_source<T> {
     using S = igemm_chunk_split<T, BM, BK, THREADS>;
 
     int32_t col;
-    int32_t x_base[S::PASSES], p_base[S::PASSES]; /* n*xs0 (n*ps0) + first channel of the group */
-    int32_t i[S::PASSES][3];                      /* o*S - P0 (logical), absent rows far below 0 */
+    /* n*xs0 (n*ps0) + first channel of the group + the offset of the row's origin in x (whose io
+     * coordinate is X's less prefix_len) and in the prefix; 0 for no row */
+    int32_t x_base[S::PASSES], p_base[S::PASSES];
+    uint32_t mask[3]
+                 [S::PASSES];  /* bit 31 - t of mask[d]: tap t along d inside X (igemm_tap_mask) */
+    uint32_t pmask[S::PASSES]; /* bit 31 - t: tap t along the io axis inside the prefix */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
+        const int io = this->io_dim;
         col = S::col(tid);
         CONVND_UNROLL(8)
         for (int p = 0; p < S::PASSES; ++p) {
-            int32_t n;
+            int32_t c[3], n;
             x_base[p] = p_base[p] = 0;
-            if (igemm_row_origin(g, m0 + S::row(tid, p), i[p], n)) { /* xs[1] == ps[1] == 1 */
+            if (igemm_row_origin(g, m0 + S::row(tid, p), c, n)) { /* xs[1] == ps[1] == 1 */
                 x_base[p] = n * g.xs[0] + group * g.cin_g;
                 p_base[p] = n * this->ps[0] + group * g.cin_g;
+                for (int d = 0; d < 3; ++d) {
+                    x_base[p] += (c[d] - (d == io ? this->prefix_len : 0)) * g.xs[2 + d];
+                    p_base[p] += c[d] * this->ps[2 + d];
+                }
             }
+            for (int d = 0; d < 3; ++d)
+                mask[d][p] = igemm_tap_mask(c[d], g.K[d], g.D[d], g.I[d]);
+            /* selects, not an indexed array, so that c stays in registers */
+            const int32_t c_io = io == 0 ? c[0] : io == 1 ? c[1] : c[2];
+            const int32_t k_io = io == 0 ? g.K[0] : io == 1 ? g.K[1] : g.K[2];
+            const int32_t d_io = io == 0 ? g.D[0] : io == 1 ? g.D[1] : g.D[2];
+            pmask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len);
         }
     }
 
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ x, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
+        const int io = this->io_dim;
         const int32_t c = it.c0 + col;
         const bool c_ok = c < g.cin_g;
+        const int32_t t_io = io == 0 ? it.t[0] : io == 1 ? it.t[1] : it.t[2];
+        const int32_t x_tap = (int32_t)it.x_tap + c; /* exact where the tap is inside x */
+        const int32_t p_tap = it.t[0] * g.D[0] * this->ps[2] + it.t[1] * g.D[1] * this->ps[3] +
+                              it.t[2] * g.D[2] * this->ps[4] + c;
         CONVND_UNROLL(8)
         for (int p = 0; p < S::PASSES; ++p) {
             const int row = S::row(tid, p);
             if (S::idle(row)) break;
-            int32_t a[3];
-            const bool ok = igemm_tap_coords(g, i[p], it, a) && c_ok;
-            bool in_prefix = false;
-            const T *src =
-                ok ? this->locate(x, g, x_base[p], p_base[p], a[0], a[1], a[2], in_prefix) + c : x;
-            convnd_cp_async<16>(tile + L::offset(row, col), src, ok);
+            const uint32_t bits =
+                (mask[0][p] << it.t[0]) & (mask[1][p] << it.t[1]) & (mask[2][p] << it.t[2]);
+            const bool ok = c_ok && (int32_t)bits < 0;
+            const bool in_prefix = (int32_t)(pmask[p] << t_io) < 0;
+            /* only formed in range (x itself otherwise): an unsigned offset, as it is then
+             * >= 0, as igemm_a_vector_loader's */
+            const uint32_t off = (uint32_t)(in_prefix ? p_base[p] + p_tap : x_base[p] + x_tap);
+            convnd_cp_async<16>(tile + L::offset(row, col),
+                                ok ? (in_prefix ? this->prefix : x) + off : x, ok);
         }
     }
 };
@@ -177,7 +206,7 @@ __global__ void __launch_bounds__(Mma::THREADS, Mma::MIN_BLOCKS)
 /* ---- host side ------------------------------------------------------------------------------ */
 
 /* The prefix kernel's path: the vector one when x and the prefix both allow it (the prefix's
- * strides and pointer too), else the gather. */
+ * strides and pointer too, and its offsets within int32), else the gather. */
 template <typename T> __host__ inline int igemm_io_pick_path(const convnd_launch_args *a) {
     if (igemm_pick_path<T>(a) == IGEMM_GATHER) return IGEMM_GATHER;
     const convnd_conv_params &p = a->params;
@@ -185,7 +214,8 @@ template <typename T> __host__ inline int igemm_io_pick_path(const convnd_launch
     bool ok = p.ps[1] == 1 && (uintptr_t)a->x_prefix % 16 == 0;
     for (int i = 0; i < 5; ++i)
         if (i != 1) ok = ok && p.ps[i] % vec == 0;
-    return ok ? IGEMM_VECTOR : IGEMM_GATHER;
+    /* the loader's prefix offsets in int32 too (x's: igemm_pick_path) */
+    return ok && igemm_offsets_fit32(p, p.ps) ? IGEMM_VECTOR : IGEMM_GATHER;
 }
 
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, int PATH>

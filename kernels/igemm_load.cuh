@@ -114,11 +114,7 @@ struct igemm_a_vector_loader {
             } else {
                 for (int d = 0; d < 3; ++d) {
                     /* an absent row's origin is far below 0: no bit, and no base term */
-                    uint32_t bits = 0;
-                    for (int t = 0; t < g.K[d] && t < CONVND_IGEMM_MASK_TAPS; ++t)
-                        if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])
-                            bits |= 0x80000000u >> t;
-                    mask[d][p] = bits;
+                    mask[d][p] = igemm_tap_mask(c[d], g.K[d], g.D[d], g.I[d]);
                     if (present) base[p] += c[d] * g.xs[2 + d];
                 }
             }

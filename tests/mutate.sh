@@ -38,7 +38,8 @@ mkdir -p "$work"
 # second half reading the first half's channels, the tail predicate of the combined store
 # removed, the padding compare off by one, the halves swapped in the 16-byte store, and a 64-bit
 # row offset truncated to 32 bits.
-# Mutants 34-38 are the implicit GEMM's incremental x loader (igemm_load.cuh): a tap mask bit
+# Mutants 34-38 are the implicit GEMM's incremental x loader (igemm_load.cuh; the masks:
+# igemm_tap_mask, igemm_geometry.cuh): a tap mask bit
 # set for the position just past the input, the k1 step's wrap back over k2 dropped, mask bits
 # one tap off, the vector path taken for a filter one tap wider than the masks, and the
 # transposed kernels' per-phase tap deltas not set.
@@ -50,6 +51,9 @@ mkdir -p "$work"
 # half using the first half's weights, the walk over taps ignoring the dilation, the padding
 # compare off by one, and width 31's second half stored over the first; mutant 47 narrows the
 # generic halves' 64-bit element offset to 32 bits where the load forms its address.
+# Mutants 48-50 are the prefix kernel's incremental vector loader (igemm_io.cuh): the prefix
+# mask one position too long, x's row base not moved back by the prefix length, and the
+# prefix's tap term at x's stride along dimension 1.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -86,9 +90,9 @@ mutants=(
   "31^kernels/depthwise_cl.cu^        if ((U)k_next < in2) v = convnd_ld_vec(^        if ((U)k_next <= in2) v = convnd_ld_vec(^depthwise/*^"
   "32^kernels/depthwise_cl.cu^{kept[r][0], kept[r][1], half[0], half[1]}^{half[0], half[1], kept[r][0], kept[r][1]}^depthwise/*^"
   "33^kernels/depthwise_cl.cu^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + i0 * xs);^    const T *q0 = xrow + (lc.base + (Idx)(h * HALF) + (int32_t)(i0 * xs));^extreme_geometry/sparse*^"
-  "34^kernels/igemm_load.cuh^if ((uint32_t)(c[d] + t * g.D[d]) < (uint32_t)g.I[d])^if ((uint32_t)(c[d] + t * g.D[d]) <= (uint32_t)g.I[d])^igemm/load_paths^"
+  "34^kernels/igemm_geometry.cuh^if ((uint32_t)(c + t * D) < (uint32_t)I)^if ((uint32_t)(c + t * D) <= (uint32_t)I)^igemm/load_paths^"
   "35^kernels/igemm_geometry.cuh^    g.xd[1] = step[1] - back[2];^    g.xd[1] = step[1];^igemm/load_paths^"
-  "36^kernels/igemm_load.cuh^bits |= 0x80000000u >> t;^bits |= 0x40000000u >> t;^igemm/load_paths^"
+  "36^kernels/igemm_geometry.cuh^bits |= 0x80000000u >> t;^bits |= 0x40000000u >> t;^igemm/load_paths^"
   "37^kernels/igemm_geometry.cuh^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS) return false;^        if (p.k[t] > CONVND_IGEMM_MASK_TAPS + 1) return false;^igemm/load_paths^"
   "38^kernels/convT_geometry.cuh^    igemm_set_x_deltas(b.g); /* from the phase's K */^^transposed/phase_cases^"
   "39^kernels/depthwise_cl.cu^        for (int c = 0; c < KW / SLOTS; ++c) {^        for (int c = 0; c + 1 < KW / SLOTS; ++c) {^depthwise/*^"
@@ -100,6 +104,9 @@ mutants=(
   "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^depthwise/*^"
   "46^kernels/depthwise_cl.cu^dw_store_words2(y + y_off + (Idx)(h * HALF), half);^dw_store_words2(y + y_off, half);^depthwise/*^"
   "47^kernels/depthwise_cl.cu^reinterpret_cast<const uint2 *>(xh + (Idx)off)^reinterpret_cast<const uint2 *>(xh + (int32_t)off)^extreme_geometry/sparse*^"
+  "48^kernels/igemm_io.cuh^            pmask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len);^            pmask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len + 1);^io_axis/forced_schedules*^"
+  "49^kernels/igemm_io.cuh^x_base[p] += (c[d] - (d == io ? this->prefix_len : 0)) * g.xs[2 + d];^x_base[p] += c[d] * g.xs[2 + d];^io_axis/forced_schedules*^"
+  "50^kernels/igemm_io.cuh^it.t[1] * g.D[1] * this->ps[3]^it.t[1] * g.D[1] * g.xs[3]^io_axis/forced_schedules*^"
 )
 
 want=("$@")

@@ -50,6 +50,13 @@ static const test_case_text io_cases[] = {
      0},
     {"gemm_in_place_bf16_cl",
      "fwd 1d N=3 Ci=16 Co=16 I=9 K=4 P0=0 bf16 x=cl w=cl bias z beta=1 axis=0 pre=3 st=3", 1},
+    /* the vector path's tap masks: a negative leading pad with dilation (taps that start
+     * inside the prefix), a width prefix with dilation and padding on the other axis */
+    {"gemm_neg_pad_dilated_f16_cl",
+     "fwd 1d N=2 Ci=16 Co=8 I=6 K=3 D=2 P0=-1 P1=2 f16 x=cl w=cl axis=0 pre=4 st=2", 0},
+    {"gemm_width_prefix_dilated_bf16_cl",
+     "fwd 2d N=2 Ci=16 Co=16 I=5,6 K=3 D=1,2 P0=1,2 P1=1,0 bf16 x=cl w=cl bias axis=1 pre=4 st=3",
+     0},
     /* the gather path: odd channel counts, channels-first, mixed layouts */
     {"gemm_odd_channels_bf16_cl",
      "fwd 1d N=2 Ci=10 Co=9 I=9 K=3 P0=1 bf16 x=cl w=cl axis=0 pre=2 st=2", 0},
