@@ -199,25 +199,31 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
  * HALF = VEC / 2 (8 bytes of input, 4 channels): each half is its own pass over all kernel rows,
  * with 32 accumulators and a ring (the fixed widths) or sliding window (the generic row, any
  * stride and dilation) of 8-byte raw inputs, so about half the registers of a whole vector are
- * live: <= 128 registers without spills (2 blocks, 16 warps per SM; sm_90: 110-128, the generic
- * row 118 with 32-bit indices and 127 with 64-bit, width 31 127 / 127) where the whole vector
- * needs 156-223 (the generic row 184 / 210, width 31 156 / 168, 8 warps per SM). Up to width 9
- * and in the generic row the first half's outputs are finished in f32 and kept packed (2 words
- * per output); the second half completes them and stores each output's channel vector with one
- * 16-byte store, as the single pass does. Width 31 keeps nothing: each half stores its own 8
- * bytes per output, so its kernels make two 8-byte stores per output where the others make one
- * 16-byte store, the 64-bit index kernels too (not the full 16-byte stores #13 asks of those):
- * the 16 kept words, live through the whole second pass, made width 31 spill at 128 registers
- * (72 bytes), and a 31-tap row's stores are a small part of its work. The loads walk the row
- * with a pointer (one add per load: 64-bit indices fit 128 registers too). The price: the input
- * is read as two 8-byte loads (same bytes, each sector reached twice through L1), and the row
- * set-up (and staging, where the weights are staged in parts) is done once per half. The
- * element-wise kernels (VECIO = false: multipliers, odd channel counts, misaligned tensors) stay
- * whole-vector passes, not bounded (206 registers with 32-bit indices, 241 with 64-bit). */
+ * live: <= 128 registers without spills (2 blocks, 16 warps per SM; sm_90 nvcc/ptxas: 110-128,
+ * the generic row 118 with 32-bit indices and 127 with 64-bit, width 31 125 / 126) where the
+ * whole vector needs 156-223 (the generic row 184 / 210, width 31 156 / 168, 8 warps per SM).
+ * The first half's outputs are finished in f32 and kept packed (2 words per output); the second
+ * half completes them and stores each output's channel vector with one 16-byte store, as the
+ * single pass does, the 64-bit index kernels too. Up to width 9 and in the generic row the kept
+ * words stay in registers. Width 31 keeps them in shared memory, after the staged weights
+ * (dw_cl_halves::kept_smem, 16 KiB a block: thread t's output r at uint2 r * 256 + t, so a
+ * warp's 8-byte accesses are consecutive, free of bank conflicts, and r's offset a constant;
+ * private to the thread, so no barrier): in registers, live through the whole second pass, the
+ * 16 words made width 31 spill at 128 registers (72 bytes). The weights take at most 48 KiB, so
+ * a width-31 block asks for at most 64 KiB (above 48 KiB the launch opts in), and 2 blocks fit
+ * an SM. The loads walk the row with a pointer (one add per load: 64-bit indices fit 128
+ * registers too). The price: the input is read as two 8-byte loads (same bytes, each sector
+ * reached twice through L1), and the row set-up (and staging, where the weights are staged in
+ * parts) is done once per half. The element-wise kernels (VECIO = false: multipliers, odd
+ * channel counts, misaligned tensors) stay whole-vector passes, not bounded (206 registers with
+ * 32-bit indices, 241 with 64-bit). */
 template <typename T, typename Idx, int R, bool VECIO, int KW> struct dw_cl_halves {
     static constexpr bool value = R == 8 && sizeof(T) == 2 && VECIO;
-    /* the first half's outputs are kept for one 16-byte store per output */
-    static constexpr bool keep = KW <= 9;
+    /* the first half's outputs are kept (packed) for one 16-byte store per output: in
+     * registers, or (width 31) in shared memory after the staged weights */
+    static constexpr bool keep_in_smem = value && KW > 9;
+    /* the kept outputs' shared memory: 8 bytes per output of each of a block's threads */
+    static constexpr size_t kept_smem = keep_in_smem ? (size_t)CONVND_DW_THREADS * R * 8 : 0;
     /* blocks per SM the launch bounds ask for: 2 holds the kernel to 128 registers */
     static constexpr int min_blocks = value ? 2 : 1;
 };
@@ -385,19 +391,6 @@ __device__ __forceinline__ void dw_finish_half(const convnd_conv_params &p, cons
     }
 }
 
-/* One 8-byte store of 2 words at p (8-byte aligned), inline PTX on the GPU as dw_store_words. */
-#if defined(CONVND_EMU) && CONVND_EMU
-template <typename T> inline void dw_store_words2(T *p, const unsigned (&words)[2]) {
-    convnd_st_vec(reinterpret_cast<uint2 *>(p), make_uint2(words[0], words[1]));
-}
-#else
-template <typename T>
-__device__ __forceinline__ void dw_store_words2(T *p, const unsigned (&words)[2]) {
-    asm volatile("st.global.v2.b32 [%0], {%1, %2};\n" ::"l"(p), "r"(words[0]), "r"(words[1])
-                 : "memory");
-}
-#endif
-
 /* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. The
  * halves kernels are held to 128 registers (2 blocks, 16 warps per SM). */
 template <typename T, typename Idx, int R, bool VECIO, int KW>
@@ -415,8 +408,15 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, VEC
     using halves = dw_cl_halves<T, Idx, R, VECIO, KW>;
     if constexpr (halves::value) {
         constexpr int HALF = VEC / 2;
-        unsigned kept[R][2]; /* the first half's outputs, packed (halves::keep) */
+        unsigned kept[R][2]; /* the first half's outputs, packed (in registers) */
         (void)kept;
+        /* or in shared memory after the staged weights (halves::keep_in_smem): thread t's
+         * output r at uint2 r * CONVND_DW_THREADS + t, so a warp's accesses are consecutive
+         * (no bank conflicts) and r's offset is a constant; private to the thread, no barrier */
+        const int tid = (int)(threadIdx.y * blockDim.x) + tx;
+        uint2 *const kept_sm =
+            reinterpret_cast<uint2 *>(wsm + g.rows_per_stage * (int)p.k[2] * cb) + tid;
+        (void)kept_sm;
         dw_staged_rows<T, Idx, R, HALF, 2>(
             p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
             [&](int h, int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
@@ -436,11 +436,18 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, VEC
                     unsigned half[2];
                     dw_finish_half<T, Idx>(p, acc[r], bias, z, co0 + (Idx)(h * HALF),
                                            y_off + (Idx)(h * HALF), half);
-                    if constexpr (!halves::keep) {
-                        dw_store_words2(y + y_off + (Idx)(h * HALF), half);
-                    } else if (h == 0) {
-                        kept[r][0] = half[0];
-                        kept[r][1] = half[1];
+                    if (h == 0) {
+                        if constexpr (halves::keep_in_smem) {
+                            convnd_st_vec(kept_sm + r * CONVND_DW_THREADS,
+                                          make_uint2(half[0], half[1]));
+                        } else {
+                            kept[r][0] = half[0];
+                            kept[r][1] = half[1];
+                        }
+                    } else if constexpr (halves::keep_in_smem) {
+                        const uint2 first = convnd_ld_vec(kept_sm + r * CONVND_DW_THREADS);
+                        const unsigned words[4] = {first.x, first.y, half[0], half[1]};
+                        dw_store_words(y + y_off, words);
                     } else {
                         const unsigned words[4] = {kept[r][0], kept[r][1], half[0], half[1]};
                         dw_store_words(y + y_off, words);
@@ -490,8 +497,10 @@ static convnd_status dw_cl_launch_typed(const convnd_launch_args *a,
     unsigned groups;
     const dw_rows_args g = dw_rows_args_for<R>(p, geo, &groups);
     auto kernel = &depthwise_cl_kernel<T, Idx, R, VECIO, KW>;
+    /* the staged weights, then the kept outputs of the halves kernels that keep them there */
+    const size_t smem = geo.smem + dw_cl_halves<T, Idx, R, VECIO, KW>::kept_smem;
     return convnd_launch(kernel, dim3((unsigned)geo.chunks, groups),
-                         dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
+                         dim3((unsigned)geo.tx, (unsigned)geo.ty), smem, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
                          (T *)a->y, g);
 }

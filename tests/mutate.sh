@@ -48,8 +48,13 @@ mkdir -p "$work"
 # stride and dilation) and width 31's per-half stores: the second half reading the first half's
 # channels, the input walk stepping one position per output instead of the stride, the second
 # half using the first half's weights, the walk over taps ignoring the dilation, the padding
-# compare off by one, and width 31's second half stored over the first; mutant 47 narrows the
-# generic halves' 64-bit element offset to 32 bits where the load forms its address.
+# compare off by one, and width 31's second half stored over the first (since width 31 keeps
+# its first half in shared memory: its combined 16-byte store taking the second half's words for
+# the first); mutant 47 narrows the generic halves' 64-bit element offset to 32 bits where the
+# load forms its address.
+# Mutants 51-53 are width 31's kept first half in shared memory (8-output 16-bit kernels): the
+# second half reading another output's slot, the slots indexed by threadIdx.x alone (the block's
+# item rows share them), and the slots placed over the staged weights.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -98,8 +103,11 @@ mutants=(
   "43^kernels/depthwise_cl.cu^    const float *wh = wrow + h * HALF;^    const float *wh = wrow;^depthwise/*^"
   "44^kernels/depthwise_cl.cu^        const U dk = (U)D * (U)xs;^        const U dk = (U)xs;^depthwise/*^"
   "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^depthwise/*^"
-  "46^kernels/depthwise_cl.cu^dw_store_words2(y + y_off + (Idx)(h * HALF), half);^dw_store_words2(y + y_off, half);^depthwise/*^"
+  "46^kernels/depthwise_cl.cu^{first.x, first.y, half[0], half[1]}^{half[0], half[1], half[0], half[1]}^depthwise/*^"
   "47^kernels/depthwise_cl.cu^reinterpret_cast<const uint2 *>(xh + (Idx)off)^reinterpret_cast<const uint2 *>(xh + (int32_t)off)^extreme_geometry/sparse*^"
+  "51^kernels/depthwise_cl.cu^convnd_ld_vec(kept_sm + r * CONVND_DW_THREADS)^convnd_ld_vec(kept_sm + (r \x5e 1) * CONVND_DW_THREADS)^depthwise/*^"
+  "52^kernels/depthwise_cl.cu^const int tid = (int)(threadIdx.y * blockDim.x) + tx;^const int tid = tx;^depthwise/*^"
+  "53^kernels/depthwise_cl.cu^reinterpret_cast<uint2 *>(wsm + g.rows_per_stage * (int)p.k[2] * cb) + tid^reinterpret_cast<uint2 *>(wsm) + tid^depthwise/*^"
 )
 
 want=("$@")

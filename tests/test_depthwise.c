@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "convnd.h"
+#include "emu.h"
 #include "test_conv_case.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
@@ -284,6 +285,79 @@ Test(depthwise, generic_vector_rows_match_reference) {
                     ++ran;
                 }
     cr_expect_eq(ran, 60);
+}
+
+/* One 16-byte store per output channel vector: depthwise_cl's vector kernels store each output's
+ * VEC channels with one 16-byte store, the 8-output 16-bit kernels too (their two halves of 4
+ * channels are combined first: in registers, or for width 31 in shared memory), with 32- and
+ * 64-bit indices; the element-wise kernels (here a multiplier of 2) make none. On the emulated
+ * device the run's 16-byte global stores (convnd_emu_global_vector_stores16) must equal y's
+ * channel vectors (W leaves a tail run of 4, whose missing outputs are not stored), and y must
+ * match the reference, in every thread order. */
+Test(depthwise, cl_vector_kernels_store_16_bytes_per_output) {
+    static const struct {
+        const char *problem, *why;
+        int wide, vectors;
+    } cases[] = {
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=2,45 K=1,31 P0=0,15 P1=0,14 %s x=cl w=cl bias", "width 31",
+         0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=1,45 K=1,31 S=1073741824,1 P0=0,15 P1=0,14 %s x=cl w=cl "
+         "bias z beta=0.5",
+         "width 31", 1, 1},
+        {"fwd 2d Ci=256 Co=256 g=256 I=3,5 K=31 P0=15 P1=15 %s x=cl w=cl bias",
+         "31x31, one kernel row per stage", 0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=3,13 K=3 P0=1 P1=1 %s x=cl w=cl bias z beta=1", "width 3",
+         0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=1,13 K=1,3 S=1073741824,1 P0=0,1 P1=0,1 %s x=cl w=cl bias",
+         "width 3", 1, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=3,23 K=3 S=2 P0=1 P1=1 %s x=cl w=cl bias",
+         "generic row, stride 2", 0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=1,23 K=1,3 S=1073741824,2 P0=0,1 P1=0,1 %s x=cl w=cl bias",
+         "generic row, stride 2", 1, 1},
+        {"fwd 2d N=2 Ci=12 Co=24 g=12 I=3,13 K=3,31 P0=1,15 P1=1,15 %s x=cl w=cl bias",
+         "multiplier 2, element-wise", 0, 0},
+        {"fwd 2d N=2 Ci=12 Co=24 g=12 I=1,13 K=1,3 S=1073741824,1 P0=0,1 P1=0,1 %s x=cl w=cl bias",
+         "multiplier 2, element-wise", 1, 0},
+    };
+    static const char *const specs[] = {"depthwise:cl_r4", "depthwise:cl_r8"};
+    static const char *const dtypes[] = {"bf16", "f16", "f32"};
+    const int emulated = convnd_active_device() == CONVND_DEVICE_EMULATED;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        for (size_t s = 0; s < 2; ++s)
+            for (size_t d = 0; d < 3; ++d) {
+                char text[256], err[512];
+                snprintf(text, sizeof text, cases[i].problem, dtypes[d]);
+                const convnd_problem p = test_parse_valid(text);
+                test_conv_case c;
+                cr_assert(test_case_init(&c, &p, 0, 0x5d00 + (uint64_t)(i * 8 + s * 3 + d), err,
+                                         sizeof err),
+                          "%s", err);
+                cr_assert_eq(c.yd.numel % 24, 0);
+                const uint64_t vec = d == 2 ? 4 : 8;
+                const uint64_t expect = cases[i].vectors ? (uint64_t)c.yd.numel / vec : 0;
+                for (int order = 0; order < test_order_count(); ++order) {
+                    test_order_apply(order);
+                    const uint64_t before = emulated ? convnd_emu_global_vector_stores16() : 0;
+                    const convnd_status st = test_case_run(&c, specs[s]);
+                    const uint64_t wide =
+                        emulated ? convnd_emu_global_vector_stores16() - before : 0;
+                    char msg[1024] = "";
+                    const int ok = st == CONVND_OK && test_case_check(&c, msg, sizeof msg);
+                    cr_expect(ok, "%s, %s, %s indices (order %s): %s%s\n  problem: %s", specs[s],
+                              cases[i].why, cases[i].wide ? "64-bit" : "32-bit",
+                              test_order_name(order),
+                              st == CONVND_OK ? "" : convnd_status_string(st),
+                              st == CONVND_OK ? msg : convnd_last_error(), text);
+                    if (emulated)
+                        cr_expect(wide == expect,
+                                  "%s, %s, %s indices (order %s): %llu 16-byte stores, expected "
+                                  "%llu\n  problem: %s",
+                                  specs[s], cases[i].why, cases[i].wide ? "64-bit" : "32-bit",
+                                  test_order_name(order), (unsigned long long)wide,
+                                  (unsigned long long)expect, text);
+                }
+                test_case_free(&c);
+            }
 }
 
 /* The 16-byte paths must notice pointers that are not 16-byte aligned and go element by
