@@ -287,6 +287,62 @@ Test(depthwise, generic_vector_rows_match_reference) {
     cr_expect_eq(ran, 60);
 }
 
+/* depthwise_cl's element-wise kernels (no 16-byte vectors: channel counts that are not whole
+ * vectors, multipliers, channels-first x, misaligned pointers), which the 8-output 16-bit
+ * configuration runs in two halves of 4 channels: the last vector's lanes end inside the first
+ * half (11 channels: 3 of 8), inside the second (13: 5 of 8), or after one lane (multiplier 3,
+ * 9 channels); stride phases, dilation and a 31-wide row; each with 32- and 64-bit indices, and
+ * x one element off 16 bytes. */
+Test(depthwise, cl_element_wise_rows_match_reference) {
+    static const struct {
+        const char *problem, *why;
+    } cases[] = {
+        {"fwd 2d N=2 Ci=13 Co=13 g=13 I=%d,21 K=%d,5 S=%s,2 P0=%d,2 P1=%d,1 %s x=cl w=cl bias "
+         "z beta=0.5",
+         "13 channels, stride 2"},
+        {"fwd 2d N=2 Ci=11 Co=11 g=11 I=%d,19 K=%d,3 S=%s,1 D=1,2 P0=%d,2 P1=%d,2 %s x=cl w=cl "
+         "bias",
+         "11 channels, dilation 2"},
+        {"fwd 2d N=2 Ci=3 Co=9 g=3 I=%d,40 K=%d,31 S=%s,1 P0=%d,15 P1=%d,14 %s x=cl w=cl bias "
+         "act=silu",
+         "multiplier 3, width 31"},
+        {"fwd 2d N=2 Ci=16 Co=16 g=16 I=%d,17 K=%d,4 S=%s,1 P0=%d,3 P1=%d,0 %s x=cf w=cf bias",
+         "16 channels, channels-first"},
+        {"fwd 2d N=2 Ci=16 Co=16 g=16 I=%d,23 K=%d,3 S=%s,3 P0=%d,1 P1=%d,1 %s x=cl w=cl bias",
+         "16 channels, x one element off"},
+    };
+    static const char *const dtypes[] = {"bf16", "f16", "f32"};
+    int ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        for (int wide = 0; wide < 2; ++wide)
+            for (size_t d = 0; d < 3; ++d) {
+                char text[256], err[512], why[128];
+                const int k0 = wide ? 1 : 3;
+                snprintf(text, sizeof text, cases[i].problem, wide ? 1 : 4, k0,
+                         wide ? "1073741824" : "1", k0 / 2, k0 / 2, dtypes[d]);
+                const convnd_problem p = test_parse_valid(text);
+                snprintf(why, sizeof why, "%s, %s, %s indices", cases[i].why, dtypes[d],
+                         wide ? "64-bit" : "32-bit");
+                char reason[512];
+                cr_assert(convnd_schedule_supports("depthwise:cl_r8", &p, reason, sizeof reason),
+                          "%s: %s", why, reason);
+                test_conv_case c;
+                cr_assert(test_case_init(&c, &p, 0, 0x5c00 + (uint64_t)ran, err, sizeof err),
+                          "%s: %s", why, err);
+                void *dx = c.dx, *bx = NULL;
+                if (strstr(cases[i].why, "one element off")) {
+                    c.dx = test_upload_misaligned(c.hx, c.x_span, c.esize, &bx);
+                    cr_assert(c.dx, "device upload failed");
+                }
+                test_run_all_orders(&c, "depthwise:cl_r8", why);
+                c.dx = dx;
+                convnd_free(bx);
+                test_case_free(&c);
+                ++ran;
+            }
+    cr_expect_eq(ran, 30);
+}
+
 /* One 16-byte store per output channel vector: depthwise_cl's vector kernels store each output's
  * VEC channels with one 16-byte store, the 8-output 16-bit kernels too (their two halves of 4
  * channels are combined first: in registers, or for width 31 in shared memory), with 32- and
