@@ -15,8 +15,8 @@
  * dilation 1 and 16-byte vectors have kernels of their own, the width KW a template argument
  * (dw_cl_row_fixed): the row's inputs pass through a ring of raw 16-byte registers whose slots
  * are fixed at compile time, so the window slides without moves, and each tap's next input is
- * loaded before the tap's FMAs. Other problems take the generic row (KW = 0), with 16-bit
- * vectors and 8 outputs in two halves of 4 channels (dw_cl_halves). */
+ * loaded before the tap's FMAs. Other problems take the generic row (KW = 0). The 16-bit
+ * 8-output kernels run in two halves of 4 channels (dw_cl_halves), element-wise ones too. */
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
@@ -195,29 +195,39 @@ dw_cl_row_fixed(const convnd_conv_params &p, const T *xrow, const dw_lane_channe
     });
 }
 
-/* The 8-output 16-bit kernels with 16-byte vectors walk the channels in two halves of
+/* The 8-output 16-bit kernels walk the channels in two halves of
  * HALF = VEC / 2 (8 bytes of input, 4 channels): each half is its own pass over all kernel rows,
  * with 32 accumulators and a ring (the fixed widths) or sliding window (the generic row, any
  * stride and dilation) of 8-byte raw inputs, so about half the registers of a whole vector are
- * live: <= 128 registers without spills (2 blocks, 16 warps per SM; sm_90: 110-128, the generic
- * row 118 with 32-bit indices and 127 with 64-bit, width 31 127 / 127) where the whole vector
- * needs 156-223 (the generic row 184 / 210, width 31 156 / 168, 8 warps per SM). Up to width 9
- * and in the generic row the first half's outputs are finished in f32 and kept packed (2 words
+ * live: <= 128 registers without spills (2 blocks, 16 warps per SM; sm_90 nvcc/ptxas: 110-128,
+ * the generic row 118 with 32-bit indices and 127 with 64-bit, width 31 125 / 126) where the
+ * whole vector needs 156-223 (the generic row 184 / 210, width 31 156 / 168, 8 warps per SM).
+ * With 16-byte vectors the first half's outputs are finished in f32 and kept packed (2 words
  * per output); the second half completes them and stores each output's channel vector with one
- * 16-byte store, as the single pass does. Width 31 keeps nothing: each half stores its own 8
- * bytes per output, so its kernels make two 8-byte stores per output where the others make one
- * 16-byte store, the 64-bit index kernels too (not the full 16-byte stores #13 asks of those):
- * the 16 kept words, live through the whole second pass, made width 31 spill at 128 registers
- * (72 bytes), and a 31-tap row's stores are a small part of its work. The loads walk the row
- * with a pointer (one add per load: 64-bit indices fit 128 registers too). The price: the input
- * is read as two 8-byte loads (same bytes, each sector reached twice through L1), and the row
- * set-up (and staging, where the weights are staged in parts) is done once per half. The
- * element-wise kernels (VECIO = false: multipliers, odd channel counts, misaligned tensors) stay
- * whole-vector passes, not bounded (206 registers with 32-bit indices, 241 with 64-bit). */
+ * 16-byte store, as the single pass does, the 64-bit index kernels too. Up to width 9 and in the
+ * generic row the kept words stay in registers. Width 31 keeps them in shared memory, after the
+ * staged weights (dw_cl_halves::kept_smem, 16 KiB a block: thread t's output r at uint2 r * 256 +
+ * t, so a warp's 8-byte accesses are consecutive, free of bank conflicts, and r's offset a
+ * constant; private to the thread, so no barrier): in registers, live through the whole second
+ * pass, the 16 words made width 31 spill at 128 registers (72 bytes). The weights take at most 48
+ * KiB, so a width-31 block asks for at most 64 KiB (above 48 KiB the launch opts in), and 2 blocks
+ * fit an SM. The loads walk the row with a pointer (one add per load: 64-bit indices fit 128
+ * registers too). The price: the input is read as two 8-byte loads (same bytes, each sector
+ * reached twice through L1), and the row set-up (and staging, where the weights are staged in
+ * parts) is done once per half. The element-wise kernels (VECIO = false: multipliers, odd
+ * channel counts, channels-first or misaligned tensors) run in halves too, through the generic
+ * row: each half's 4 lanes are loaded element by element (the lanes past lc.lanes read nothing
+ * and hold zero, as in the whole vector) and packed raw into 2 words, and each half stores its
+ * own lanes element by element (the lanes past lc.lanes not stored): sm_90 117 registers with
+ * 32-bit indices and 128 with 64-bit, no spills, 16 warps per SM, where the whole vector needed
+ * 206 / 241 (8 warps per SM). */
 template <typename T, typename Idx, int R, bool VECIO, int KW> struct dw_cl_halves {
-    static constexpr bool value = R == 8 && sizeof(T) == 2 && VECIO;
-    /* the first half's outputs are kept for one 16-byte store per output */
-    static constexpr bool keep = KW <= 9;
+    static constexpr bool value = R == 8 && sizeof(T) == 2;
+    /* the first half's outputs are kept (packed) for one 16-byte store per output: in
+     * registers, or (width 31) in shared memory after the staged weights */
+    static constexpr bool keep_in_smem = value && VECIO && KW > 9;
+    /* the kept outputs' shared memory: 8 bytes per output of each of a block's threads */
+    static constexpr size_t kept_smem = keep_in_smem ? (size_t)CONVND_DW_THREADS * R * 8 : 0;
     /* blocks per SM the launch bounds ask for: 2 holds the kernel to 128 registers */
     static constexpr int min_blocks = value ? 2 : 1;
 };
@@ -236,17 +246,43 @@ __device__ __forceinline__ uint2 dw_load_half(const T *xh,
     return raw;
 }
 
-/* dw_cl_row (16-byte vectors) on half h of the channels: HALF = VEC / 2 channels read with
- * 8-byte loads. The window holds the R outputs' inputs raw (2 words each, unpacked at the FMA as
- * in the fixed-width rows): 16 registers where R x HALF floats take 32, which spilled at 128
- * registers (292 bytes with 32-bit indices, 1060 with 64-bit; sm_90). Output ow0 + r's input
- * for tap offset c = k2 * D - P is position (ow0 + r) * S + c: the loads walk its element
- * offset and the position (for the padding test) in steps of S along r, and of D along k2,
- * adds per load where a multiply made the 64-bit kernels spill (148 bytes). Both are carried in
- * unsigned arithmetic: a masked tail output's position may wrap (conv_wrap_pos), a huge stride's
- * offset step may not fit Idx, and the padding test rejects those positions before an address
- * is formed (dw_load_half). */
-template <typename T, typename Idx, int R, int VEC>
+/* The element-wise kernels' half h (VECIO = false): lane jj of the half (channel lane
+ * j = h * HALF + jj of the thread) reads x at the position's offset + lane[jj] (its input
+ * channel: lc.delta[j] * x's channel stride); the lanes past lc.lanes (n of the half have a
+ * channel) read nothing and hold zero, as in dw_load_lanes. */
+template <typename Idx> struct dw_half_lanes {
+    Idx lane[4];
+    int n;
+};
+
+/* dw_load_half element by element: the half's 4 elements at W position i2 packed raw into 2
+ * words (element jj in word jj / 2, low half first), as an 8-byte load would hold them. */
+template <typename T, typename Idx>
+__device__ __forceinline__ uint2 dw_load_half_lanes(const T *xh,
+                                                    typename std::make_unsigned<Idx>::type off,
+                                                    Idx i2, Idx in2, const dw_half_lanes<Idx> &hl) {
+    using U = typename std::make_unsigned<Idx>::type;
+    unsigned e[4] = {0u, 0u, 0u, 0u};
+    if ((U)i2 < (U)in2) {
+        const T *q = xh + (Idx)off;
+        CONVND_UNROLL(4)
+        for (int jj = 0; jj < 4; ++jj)
+            if (jj < hl.n) e[jj] = dw_to_bits(q[hl.lane[jj]]);
+    }
+    return make_uint2(e[0] | e[1] << 16, e[2] | e[3] << 16);
+}
+
+/* dw_cl_row on half h of the channels: HALF = VEC / 2 channels read with 8-byte loads (VECIO),
+ * or element by element (dw_load_half_lanes). The window holds the R outputs' inputs raw (2 words
+ * each, unpacked at the FMA as in the fixed-width rows): 16 registers where R x HALF floats take
+ * 32, which spilled at 128 registers (292 bytes with 32-bit indices, 1060 with 64-bit; sm_90).
+ * Output ow0 + r's input for tap offset c = k2 * D - P is position (ow0 + r) * S + c: the loads
+ * walk its element offset and the position (for the padding test) in steps of S along r, and of D
+ * along k2, adds per load where a multiply made the 64-bit kernels spill (148 bytes). Both are
+ * carried in unsigned arithmetic: a masked tail output's position may wrap (conv_wrap_pos), a huge
+ * stride's offset step may not fit Idx, and the padding test rejects those positions before an
+ * address is formed (dw_load_half). */
+template <typename T, typename Idx, int R, int VEC, bool VECIO>
 __device__ __forceinline__ void
 dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channels<Idx, VEC> &lc,
                const float *wrow, int cb, Idx ow0, int h, float (&acc)[R][VEC / 2]) {
@@ -258,6 +294,20 @@ dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channel
     const Idx in2 = (Idx)p.in[2], xs = (Idx)p.xs[4];
     const T *xh = xrow + (lc.base + (Idx)(h * HALF));
     const float *wh = wrow + h * HALF;
+    dw_half_lanes<Idx> hl; /* element-wise: the half's lanes, from lc.base */
+    if constexpr (!VECIO) {
+        xh = xrow + lc.base;
+        hl.n = lc.lanes - h * HALF;
+        CONVND_UNROLL(4)
+        for (int jj = 0; jj < HALF; ++jj)
+            hl.lane[jj] = (Idx)lc.delta[h * HALF + jj] * (Idx)p.xs[1];
+    }
+    auto load = [&](U q, Idx i2) {
+        if constexpr (VECIO)
+            return dw_load_half<T, Idx>(xh, q, i2, in2);
+        else
+            return dw_load_half_lanes<T, Idx>(xh, q, i2, in2, hl);
+    };
     const U dq = (U)S * (U)xs; /* the offset step from one output to the next */
     /* the position of output ow0's input for tap offset c, and its offset */
     auto start = [&](Idx c, Idx &i2, U &q) {
@@ -280,7 +330,7 @@ dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channel
             U q;
             start((Idx)ph - P, i2, q);
             auto load_next = [&]() {
-                const uint2 v = dw_load_half<T, Idx>(xh, q, i2, in2);
+                const uint2 v = load(q, i2);
                 q += dq;
                 i2 = (Idx)((U)i2 + (U)S);
                 return v;
@@ -313,7 +363,7 @@ dw_cl_row_half(const convnd_conv_params &p, const T *xrow, const dw_lane_channel
             U q = q0;
             CONVND_UNROLL(8)
             for (int r = 0; r < R; ++r) {
-                fma_row(dw_load_half<T, Idx>(xh, q, i2, in2), wv, acc[r]);
+                fma_row(load(q, i2), wv, acc[r]);
                 q += dq;
                 i2 = (Idx)((U)i2 + (U)S);
             }
@@ -385,19 +435,6 @@ __device__ __forceinline__ void dw_finish_half(const convnd_conv_params &p, cons
     }
 }
 
-/* One 8-byte store of 2 words at p (8-byte aligned), inline PTX on the GPU as dw_store_words. */
-#if defined(CONVND_EMU) && CONVND_EMU
-template <typename T> inline void dw_store_words2(T *p, const unsigned (&words)[2]) {
-    convnd_st_vec(reinterpret_cast<uint2 *>(p), make_uint2(words[0], words[1]));
-}
-#else
-template <typename T>
-__device__ __forceinline__ void dw_store_words2(T *p, const unsigned (&words)[2]) {
-    asm volatile("st.global.v2.b32 [%0], {%1, %2};\n" ::"l"(p), "r"(words[0]), "r"(words[1])
-                 : "memory");
-}
-#endif
-
 /* One thread: VEC channels (a unit) x R outputs along W, on dw_staged_rows's item loop. The
  * halves kernels are held to 128 registers (2 blocks, 16 warps per SM). */
 template <typename T, typename Idx, int R, bool VECIO, int KW>
@@ -415,8 +452,15 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, VEC
     using halves = dw_cl_halves<T, Idx, R, VECIO, KW>;
     if constexpr (halves::value) {
         constexpr int HALF = VEC / 2;
-        unsigned kept[R][2]; /* the first half's outputs, packed (halves::keep) */
+        unsigned kept[R][2]; /* the first half's outputs, packed (in registers) */
         (void)kept;
+        /* or in shared memory after the staged weights (halves::keep_in_smem): thread t's
+         * output r at uint2 r * CONVND_DW_THREADS + t, so a warp's accesses are consecutive
+         * (no bank conflicts) and r's offset is a constant; private to the thread, no barrier */
+        const int tid = (int)(threadIdx.y * blockDim.x) + tx;
+        uint2 *const kept_sm =
+            reinterpret_cast<uint2 *>(wsm + g.rows_per_stage * (int)p.k[2] * cb) + tid;
+        (void)kept_sm;
         dw_staged_rows<T, Idx, R, HALF, 2>(
             p, w, wsm, g, units, unit0, VEC, 1, lc.lanes > 0,
             [&](int h, int rl, Idx x_off, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
@@ -425,7 +469,8 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, VEC
                     dw_cl_row_fixed_half<T, Idx, R, VEC, KW>(p, x + x_off, lc, wrow, cb, at.ow0, h,
                                                              acc);
                 else
-                    dw_cl_row_half<T, Idx, R, VEC>(p, x + x_off, lc, wrow, cb, at.ow0, h, acc);
+                    dw_cl_row_half<T, Idx, R, VEC, VECIO>(p, x + x_off, lc, wrow, cb, at.ow0, h,
+                                                          acc);
             },
             [&](int h, const dw_item<Idx> &at, float(&acc)[R][HALF]) {
                 CONVND_UNROLL(16)
@@ -433,14 +478,32 @@ __global__ void __launch_bounds__(CONVND_DW_THREADS, dw_cl_halves<T, Idx, R, VEC
                     const Idx ow = at.ow0 + r;
                     if (ow >= (Idx)p.out[2]) continue; /* not break: the loop must unroll */
                     const Idx y_off = conv_offset<Idx>(p.ys, at.n, co0, at.o0, at.o1, ow);
+                    if constexpr (!VECIO) {
+                        /* element by element, the lanes past lc.lanes not stored */
+                        CONVND_UNROLL(4)
+                        for (int jj = 0; jj < HALF; ++jj) {
+                            const int j = h * HALF + jj;
+                            if (j < lc.lanes)
+                                conv_finish<T, Idx>(p, acc[r][jj], bias, z, y, co0 + (Idx)j,
+                                                    y_off + (Idx)j * (Idx)p.ys[1]);
+                        }
+                        continue;
+                    }
                     unsigned half[2];
                     dw_finish_half<T, Idx>(p, acc[r], bias, z, co0 + (Idx)(h * HALF),
                                            y_off + (Idx)(h * HALF), half);
-                    if constexpr (!halves::keep) {
-                        dw_store_words2(y + y_off + (Idx)(h * HALF), half);
-                    } else if (h == 0) {
-                        kept[r][0] = half[0];
-                        kept[r][1] = half[1];
+                    if (h == 0) {
+                        if constexpr (halves::keep_in_smem) {
+                            convnd_st_vec(kept_sm + r * CONVND_DW_THREADS,
+                                          make_uint2(half[0], half[1]));
+                        } else {
+                            kept[r][0] = half[0];
+                            kept[r][1] = half[1];
+                        }
+                    } else if constexpr (halves::keep_in_smem) {
+                        const uint2 first = convnd_ld_vec(kept_sm + r * CONVND_DW_THREADS);
+                        const unsigned words[4] = {first.x, first.y, half[0], half[1]};
+                        dw_store_words(y + y_off, words);
                     } else {
                         const unsigned words[4] = {kept[r][0], kept[r][1], half[0], half[1]};
                         dw_store_words(y + y_off, words);
@@ -490,8 +553,10 @@ static convnd_status dw_cl_launch_typed(const convnd_launch_args *a,
     unsigned groups;
     const dw_rows_args g = dw_rows_args_for<R>(p, geo, &groups);
     auto kernel = &depthwise_cl_kernel<T, Idx, R, VECIO, KW>;
+    /* the staged weights, then the kept outputs of the halves kernels that keep them there */
+    const size_t smem = geo.smem + dw_cl_halves<T, Idx, R, VECIO, KW>::kept_smem;
     return convnd_launch(kernel, dim3((unsigned)geo.chunks, groups),
-                         dim3((unsigned)geo.tx, (unsigned)geo.ty), geo.smem, a->stream, p,
+                         dim3((unsigned)geo.tx, (unsigned)geo.ty), smem, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
                          (T *)a->y, g);
 }

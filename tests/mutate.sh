@@ -49,11 +49,19 @@ mkdir -p "$work"
 # stride and dilation) and width 31's per-half stores: the second half reading the first half's
 # channels, the input walk stepping one position per output instead of the stride, the second
 # half using the first half's weights, the walk over taps ignoring the dilation, the padding
-# compare off by one, and width 31's second half stored over the first; mutant 47 narrows the
-# generic halves' 64-bit element offset to 32 bits where the load forms its address.
+# compare off by one, and width 31's second half stored over the first (since width 31 keeps
+# its first half in shared memory: its combined 16-byte store taking the second half's words for
+# the first); mutant 47 narrows the generic halves' 64-bit element offset to 32 bits where the
+# load forms its address.
 # Mutants 48-50 are the prefix kernel's incremental vector loader (igemm_io.cuh): the prefix
 # mask one position too long, x's row base not moved back by the prefix length, and the
 # prefix's tap term at x's stride along dimension 1.
+# Mutants 51-53 are width 31's kept first half in shared memory (8-output 16-bit kernels): the
+# second half reading another output's slot, the slots indexed by threadIdx.x alone (the block's
+# item rows share them), and the slots placed over the staged weights. Mutants 54-56 are the
+# element-wise 8-output 16-bit kernels in halves: the second half reading the first half's input
+# channels, the second half stored over the first half's channels, and the store's lane-tail
+# mask one lane too wide.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -101,12 +109,18 @@ mutants=(
   "42^kernels/depthwise_cl.cu^    const U dq = (U)S * (U)xs;^    const U dq = (U)xs;^depthwise/*^"
   "43^kernels/depthwise_cl.cu^    const float *wh = wrow + h * HALF;^    const float *wh = wrow;^depthwise/*^"
   "44^kernels/depthwise_cl.cu^        const U dk = (U)D * (U)xs;^        const U dk = (U)xs;^depthwise/*^"
-  "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(reinterpret_cast<const uint2 *>(q));^depthwise/*^"
-  "46^kernels/depthwise_cl.cu^dw_store_words2(y + y_off + (Idx)(h * HALF), half);^dw_store_words2(y + y_off, half);^depthwise/*^"
+  "45^kernels/depthwise_cl.cu^    if ((U)i2 < (U)in2) raw = convnd_ld_vec(^    if ((U)i2 <= (U)in2) raw = convnd_ld_vec(^depthwise/*^"
+  "46^kernels/depthwise_cl.cu^{first.x, first.y, half[0], half[1]}^{half[0], half[1], half[0], half[1]}^depthwise/*^"
   "47^kernels/depthwise_cl.cu^reinterpret_cast<const uint2 *>(xh + (Idx)off)^reinterpret_cast<const uint2 *>(xh + (int32_t)off)^extreme_geometry/sparse*^"
   "48^kernels/igemm_io.cuh^            pmask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len);^            pmask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len + 1);^io_axis/forced_schedules*^"
   "49^kernels/igemm_io.cuh^x_base[p] += (c[d] - (d == io ? this->prefix_len : 0)) * g.xs[2 + d];^x_base[p] += c[d] * g.xs[2 + d];^io_axis/forced_schedules*^"
   "50^kernels/igemm_io.cuh^it.t[1] * g.D[1] * this->ps[3]^it.t[1] * g.D[1] * g.xs[3]^io_axis/forced_schedules*^"
+  "51^kernels/depthwise_cl.cu^convnd_ld_vec(kept_sm + r * CONVND_DW_THREADS)^convnd_ld_vec(kept_sm + (r \x5e 1) * CONVND_DW_THREADS)^depthwise/*^"
+  "52^kernels/depthwise_cl.cu^const int tid = (int)(threadIdx.y * blockDim.x) + tx;^const int tid = tx;^depthwise/*^"
+  "53^kernels/depthwise_cl.cu^reinterpret_cast<uint2 *>(wsm + g.rows_per_stage * (int)p.k[2] * cb) + tid^reinterpret_cast<uint2 *>(wsm) + tid^depthwise/*^"
+  "54^kernels/depthwise_cl.cu^hl.lane[jj] = (Idx)lc.delta[h * HALF + jj] * (Idx)p.xs[1];^hl.lane[jj] = (Idx)lc.delta[jj] * (Idx)p.xs[1];^depthwise/*^"
+  "55^kernels/depthwise_cl.cu^y_off + (Idx)j * (Idx)p.ys[1]);^y_off + (Idx)jj * (Idx)p.ys[1]);^depthwise/*^"
+  "56^kernels/depthwise_cl.cu^                            if (j < lc.lanes)\n^                            if (j <= lc.lanes)\n^depthwise/*^"
 )
 
 want=("$@")

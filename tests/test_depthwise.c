@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "convnd.h"
+#include "emu.h"
 #include "test_conv_case.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
@@ -284,6 +285,135 @@ Test(depthwise, generic_vector_rows_match_reference) {
                     ++ran;
                 }
     cr_expect_eq(ran, 60);
+}
+
+/* depthwise_cl's element-wise kernels (no 16-byte vectors: channel counts that are not whole
+ * vectors, multipliers, channels-first x, misaligned pointers), which the 8-output 16-bit
+ * configuration runs in two halves of 4 channels: the last vector's lanes end inside the first
+ * half (11 channels: 3 of 8), inside the second (13: 5 of 8), or after one lane (multiplier 3,
+ * 9 channels); stride phases, dilation and a 31-wide row; each with 32- and 64-bit indices, and
+ * x one element off 16 bytes. */
+Test(depthwise, cl_element_wise_rows_match_reference) {
+    static const struct {
+        const char *problem, *why;
+    } cases[] = {
+        {"fwd 2d N=2 Ci=13 Co=13 g=13 I=%d,21 K=%d,5 S=%s,2 P0=%d,2 P1=%d,1 %s x=cl w=cl bias "
+         "z beta=0.5",
+         "13 channels, stride 2"},
+        {"fwd 2d N=2 Ci=11 Co=11 g=11 I=%d,19 K=%d,3 S=%s,1 D=1,2 P0=%d,2 P1=%d,2 %s x=cl w=cl "
+         "bias",
+         "11 channels, dilation 2"},
+        {"fwd 2d N=2 Ci=3 Co=9 g=3 I=%d,40 K=%d,31 S=%s,1 P0=%d,15 P1=%d,14 %s x=cl w=cl bias "
+         "act=silu",
+         "multiplier 3, width 31"},
+        {"fwd 2d N=2 Ci=16 Co=16 g=16 I=%d,17 K=%d,4 S=%s,1 P0=%d,3 P1=%d,0 %s x=cf w=cf bias",
+         "16 channels, channels-first"},
+        {"fwd 2d N=2 Ci=16 Co=16 g=16 I=%d,23 K=%d,3 S=%s,3 P0=%d,1 P1=%d,1 %s x=cl w=cl bias",
+         "16 channels, x one element off"},
+    };
+    static const char *const dtypes[] = {"bf16", "f16", "f32"};
+    int ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        for (int wide = 0; wide < 2; ++wide)
+            for (size_t d = 0; d < 3; ++d) {
+                char text[256], err[512], why[128];
+                const int k0 = wide ? 1 : 3;
+                snprintf(text, sizeof text, cases[i].problem, wide ? 1 : 4, k0,
+                         wide ? "1073741824" : "1", k0 / 2, k0 / 2, dtypes[d]);
+                const convnd_problem p = test_parse_valid(text);
+                snprintf(why, sizeof why, "%s, %s, %s indices", cases[i].why, dtypes[d],
+                         wide ? "64-bit" : "32-bit");
+                char reason[512];
+                cr_assert(convnd_schedule_supports("depthwise:cl_r8", &p, reason, sizeof reason),
+                          "%s: %s", why, reason);
+                test_conv_case c;
+                cr_assert(test_case_init(&c, &p, 0, 0x5c00 + (uint64_t)ran, err, sizeof err),
+                          "%s: %s", why, err);
+                void *dx = c.dx, *bx = NULL;
+                if (strstr(cases[i].why, "one element off")) {
+                    c.dx = test_upload_misaligned(c.hx, c.x_span, c.esize, &bx);
+                    cr_assert(c.dx, "device upload failed");
+                }
+                test_run_all_orders(&c, "depthwise:cl_r8", why);
+                c.dx = dx;
+                convnd_free(bx);
+                test_case_free(&c);
+                ++ran;
+            }
+    cr_expect_eq(ran, 30);
+}
+
+/* One 16-byte store per output channel vector: depthwise_cl's vector kernels store each output's
+ * VEC channels with one 16-byte store, the 8-output 16-bit kernels too (their two halves of 4
+ * channels are combined first: in registers, or for width 31 in shared memory), with 32- and
+ * 64-bit indices; the element-wise kernels (here a multiplier of 2) make none. On the emulated
+ * device the run's 16-byte global stores (convnd_emu_global_vector_stores16) must equal y's
+ * channel vectors (W leaves a tail run of 4, whose missing outputs are not stored), and y must
+ * match the reference, in every thread order. */
+Test(depthwise, cl_vector_kernels_store_16_bytes_per_output) {
+    static const struct {
+        const char *problem, *why;
+        int wide, vectors;
+    } cases[] = {
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=2,45 K=1,31 P0=0,15 P1=0,14 %s x=cl w=cl bias", "width 31",
+         0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=1,45 K=1,31 S=1073741824,1 P0=0,15 P1=0,14 %s x=cl w=cl "
+         "bias z beta=0.5",
+         "width 31", 1, 1},
+        {"fwd 2d Ci=256 Co=256 g=256 I=3,5 K=31 P0=15 P1=15 %s x=cl w=cl bias",
+         "31x31, one kernel row per stage", 0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=3,13 K=3 P0=1 P1=1 %s x=cl w=cl bias z beta=1", "width 3",
+         0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=1,13 K=1,3 S=1073741824,1 P0=0,1 P1=0,1 %s x=cl w=cl bias",
+         "width 3", 1, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=3,23 K=3 S=2 P0=1 P1=1 %s x=cl w=cl bias",
+         "generic row, stride 2", 0, 1},
+        {"fwd 2d N=2 Ci=24 Co=24 g=24 I=1,23 K=1,3 S=1073741824,2 P0=0,1 P1=0,1 %s x=cl w=cl bias",
+         "generic row, stride 2", 1, 1},
+        {"fwd 2d N=2 Ci=12 Co=24 g=12 I=3,13 K=3,31 P0=1,15 P1=1,15 %s x=cl w=cl bias",
+         "multiplier 2, element-wise", 0, 0},
+        {"fwd 2d N=2 Ci=12 Co=24 g=12 I=1,13 K=1,3 S=1073741824,1 P0=0,1 P1=0,1 %s x=cl w=cl bias",
+         "multiplier 2, element-wise", 1, 0},
+    };
+    static const char *const specs[] = {"depthwise:cl_r4", "depthwise:cl_r8"};
+    static const char *const dtypes[] = {"bf16", "f16", "f32"};
+    const int emulated = convnd_active_device() == CONVND_DEVICE_EMULATED;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        for (size_t s = 0; s < 2; ++s)
+            for (size_t d = 0; d < 3; ++d) {
+                char text[256], err[512];
+                snprintf(text, sizeof text, cases[i].problem, dtypes[d]);
+                const convnd_problem p = test_parse_valid(text);
+                test_conv_case c;
+                cr_assert(test_case_init(&c, &p, 0, 0x5d00 + (uint64_t)(i * 8 + s * 3 + d), err,
+                                         sizeof err),
+                          "%s", err);
+                cr_assert_eq(c.yd.numel % 24, 0);
+                const uint64_t vec = d == 2 ? 4 : 8;
+                const uint64_t expect = cases[i].vectors ? (uint64_t)c.yd.numel / vec : 0;
+                for (int order = 0; order < test_order_count(); ++order) {
+                    test_order_apply(order);
+                    const uint64_t before = emulated ? convnd_emu_global_vector_stores16() : 0;
+                    const convnd_status st = test_case_run(&c, specs[s]);
+                    const uint64_t wide =
+                        emulated ? convnd_emu_global_vector_stores16() - before : 0;
+                    char msg[1024] = "";
+                    const int ok = st == CONVND_OK && test_case_check(&c, msg, sizeof msg);
+                    cr_expect(ok, "%s, %s, %s indices (order %s): %s%s\n  problem: %s", specs[s],
+                              cases[i].why, cases[i].wide ? "64-bit" : "32-bit",
+                              test_order_name(order),
+                              st == CONVND_OK ? "" : convnd_status_string(st),
+                              st == CONVND_OK ? msg : convnd_last_error(), text);
+                    if (emulated)
+                        cr_expect(wide == expect,
+                                  "%s, %s, %s indices (order %s): %llu 16-byte stores, expected "
+                                  "%llu\n  problem: %s",
+                                  specs[s], cases[i].why, cases[i].wide ? "64-bit" : "32-bit",
+                                  test_order_name(order), (unsigned long long)wide,
+                                  (unsigned long long)expect, text);
+                }
+                test_case_free(&c);
+            }
 }
 
 /* The 16-byte paths must notice pointers that are not 16-byte aligned and go element by
