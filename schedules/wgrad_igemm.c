@@ -48,11 +48,14 @@ static int64_t gemm_columns(const convnd_conv_params *c) {
     return c->cin_g * c->k[0] * c->k[1] * c->k[2];
 }
 
-/* The grid of config f on c: x (N tiles), y (M tiles), z (groups * splits). */
+/* The grid of config f on c: x (N tiles), y (M tiles), z (groups * splits). z saturates at
+ * INT64_MAX: groups can be near 2^63 on a problem with empty or one-element groups, and the
+ * product is only compared against the launch limit. */
 static void grid_of(const convnd_conv_params *c, const wgrad_igemm_config *f, int64_t g[3]) {
     g[0] = (gemm_columns(c) + f->bn - 1) / f->bn;
     g[1] = (c->cout_g + f->bm - 1) / f->bm;
-    g[2] = c->groups * convnd_wgrad_igemm_splits(c, f->splits, f->bk);
+    const int64_t splits = convnd_wgrad_igemm_splits(c, f->splits, f->bk);
+    g[2] = c->groups > INT64_MAX / splits ? INT64_MAX : c->groups * splits;
 }
 
 static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes, int32_t count,

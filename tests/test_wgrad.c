@@ -181,6 +181,10 @@ Test(wgrad, schedules_refuse_with_reasons) {
     test_expect_refusal("wgrad_igemm_simt:32x32x8_s32",
                         "wg 1d N=1 Ci=4096 Co=4096 g=4096 I=4096 K=1", CONVND_F32,
                         CONVND_MATH_DEFAULT, "exceeds the launch limits");
+    /* empty groups: groups x chunks would overflow int64 (a fuzz finding); the grid saturates */
+    test_expect_refusal("wgrad_igemm_simt:32x32x8_s8",
+                        "wg 1d N=2 Ci=0 Co=0 g=1230066612246872063 I=100 K=1", CONVND_F32,
+                        CONVND_MATH_DEFAULT, "exceeds the launch limits");
 }
 
 Test(wgrad, validation_names_the_parameter) {
