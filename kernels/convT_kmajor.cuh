@@ -94,7 +94,15 @@ template <typename T, int BN, int BK, class LB, int THREADS> struct convT_b_gath
  * tiles XOR-swizzled for 16-bit elements (tc_stage_tile, smem_tile.cuh). */
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N>
 struct convT_tc_mma_kmajor : tc_warp_mma_on<T, BM, BN, BK, WARPS_M, WARPS_N, true,
-                                            tc_stage_tile<T, BM, BK>, tc_stage_tile<T, BK, BN>> {};
+                                            tc_stage_tile<T, BM, BK>, tc_stage_tile<T, BK, BN>> {
+    using core = tc_warp_mma_on<T, BM, BN, BK, WARPS_M, WARPS_N, true, tc_stage_tile<T, BM, BK>,
+                                tc_stage_tile<T, BK, BN>>;
+    /* 16-bit 64-thread blocks (the 32x64 tile): under the core's 128-register budget ptxas keeps
+     * the per-phase geometry in 114 registers (8 blocks, 16 warps a SM); held to 113 it needs
+     * 94 for 3 more loop instructions (10 blocks, 20 warps; kernels/static_check.py, sm_90).
+     * The forward kernels keep the core's budget: theirs grows 145 -> 171 instructions. */
+    static constexpr int MIN_BLOCKS = !core::TF32 && core::THREADS == 64 ? 9 : core::MIN_BLOCKS;
+};
 
 /* igemm_simt_mma reading a k-major B tile: four k at a time as there, B one element per k (a
  * warp reads consecutive columns, conflict-free), the same FMA order. */
