@@ -186,12 +186,19 @@ template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vecto
 /* A rows: thread tid owns row tid % BM (igemm_gather_split). The element loops of the gather
  * loaders (here, igemm_b_gather_loader, convT_b_gather_loader, igemm_a_io_gather_loader) are
  * written out in each: through one shared helper, ptxas gave the tensor-core gather loops about
- * ten more instructions per k-tile (sm_90). */
+ * ten more instructions per k-tile (sm_90).
+ *
+ * The row's offset and validity at the current tap are kept between k-tiles and re-derived only
+ * when a k-tile starts a new tap (it.c0 == 0): with C_in/g over BK, the k-tiles of one tap share
+ * them. This needs load() called once per k-tile in k order, from it.start() on, as
+ * igemm_block_tile does (the first k-tile has c0 == 0, and so has every tap's first). */
 template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gather_loader {
     using S = igemm_gather_split<BM, BK, THREADS>;
 
     int32_t base; /* n*xs0 + first channel of the group * xs1 */
     int32_t i[3]; /* o*S - P0 */
+    int32_t off;  /* of the row at the current tap: x's offset of its channel 0 (0 if !in) */
+    bool in;      /* the current tap lies inside x for the row */
 
     __device__ __forceinline__ void init(const igemm_geometry &g, int32_t m0, int32_t group,
                                          int tid) {
@@ -204,17 +211,21 @@ template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gathe
                 i[t] = r.o[t] * g.S[t] - g.P0[t];
             base = r.n * g.xs[0] + group * g.cin_g * g.xs[1];
         }
+        off = 0;
+        in = false;
     }
 
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ x, const igemm_geometry &g,
-                                         const igemm_k_iter &it, int tid) const {
-        const int32_t a = i[0] + it.t[0] * g.D[0];
-        const int32_t b = i[1] + it.t[1] * g.D[1];
-        const int32_t e = i[2] + it.t[2] * g.D[2];
-        const bool in = (uint32_t)a < (uint32_t)g.I[0] && (uint32_t)b < (uint32_t)g.I[1] &&
-                        (uint32_t)e < (uint32_t)g.I[2];
-        /* only formed in range: an absent row's coordinates would overflow */
-        const int32_t off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
+                                         const igemm_k_iter &it, int tid) {
+        if (it.c0 == 0) {
+            const int32_t a = i[0] + it.t[0] * g.D[0];
+            const int32_t b = i[1] + it.t[1] * g.D[1];
+            const int32_t e = i[2] + it.t[2] * g.D[2];
+            in = (uint32_t)a < (uint32_t)g.I[0] && (uint32_t)b < (uint32_t)g.I[1] &&
+                 (uint32_t)e < (uint32_t)g.I[2];
+            /* only formed in range: an absent row's coordinates would overflow */
+            off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
+        }
         const int row = S::line(tid);
         CONVND_UNROLL(4)
         for (int j = 0; j < S::PER_THREAD; ++j) {

@@ -62,6 +62,8 @@ mkdir -p "$work"
 # element-wise 8-output 16-bit kernels in halves: the second half reading the first half's input
 # channels, the second half stored over the first half's channels, and the store's lane-tail
 # mask one lane too wide.
+# Mutant 57 is the gather x loader's per-tap state (igemm_load.cuh), kept between k-tiles:
+# re-derived only when the k2 tap starts from 0, so a new k2 tap reads the previous tap's rows.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -121,6 +123,7 @@ mutants=(
   "54^kernels/depthwise_cl.cu^hl.lane[jj] = (Idx)lc.delta[h * HALF + jj] * (Idx)p.xs[1];^hl.lane[jj] = (Idx)lc.delta[jj] * (Idx)p.xs[1];^depthwise/*^"
   "55^kernels/depthwise_cl.cu^y_off + (Idx)j * (Idx)p.ys[1]);^y_off + (Idx)jj * (Idx)p.ys[1]);^depthwise/*^"
   "56^kernels/depthwise_cl.cu^                            if (j < lc.lanes)\n^                            if (j <= lc.lanes)\n^depthwise/*^"
+  "57^kernels/igemm_load.cuh^        if (it.c0 == 0) {^        if (it.c0 == 0 && it.t[2] == 0) {^@(igemm|transposed)/*^"
 )
 
 want=("$@")

@@ -54,6 +54,9 @@ static const test_case_text igemm_cases[] = {
     {"gather_x_cl_w_cf", "fwd 2d Ci=16 Co=8 I=6 K=3 x=cl w=cf y=cl", 0},
     {"gather_3d_dil_groups",
      "fwd 3d N=2 Ci=6 Co=6 g=3 I=5,6,7 K=2,3,3 S=2,1,2 D=1,2,1 P0=0,1,-1 P1=1,1,0", 0},
+    /* several k-tiles per tap (C_in over BK, with a tail), across k1 and k0 wraps: the
+     * gather loader keeps a tap's row state from its first k-tile on */
+    {"gather_3d_cf_ktiles_per_tap", "fwd 3d N=2 Ci=72 Co=10 I=3,4,5 K=2,2,3 P0=1,0,1 P1=0,1,1", 0},
     {"gather_pw_cf_stride3", "fwd 2d N=2 Ci=5 Co=7 I=9 K=1 S=3 P0=1 P1=1 bias", 0},
     /* 12 channels: gather for 16-bit types (not a multiple of 8), vector for f32 (of 4) */
     {"cl_12_channels", "fwd 2d Ci=12 Co=6 I=7 K=3 P0=1 P1=1 x=cl w=cl", 0},
