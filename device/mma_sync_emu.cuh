@@ -132,6 +132,11 @@ template <int NUM, bool TRANS> inline void convnd_ldmatrix(uint32_t (&r)[NUM], c
                                convnd_mma_emu::ldmatrix_all<NUM, TRANS>);
 }
 
+template <int NUM, bool TRANS>
+inline void convnd_ldmatrix_at(uint32_t (&r)[NUM], const void *base, int byte_off) {
+    convnd_ldmatrix<NUM, TRANS>(r, base ? static_cast<const char *>(base) + byte_off : nullptr);
+}
+
 template <typename T>
 inline void convnd_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
                                 const float (&c)[4]) {

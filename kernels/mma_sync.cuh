@@ -4,6 +4,8 @@
  *       lane 8*i + j passes the address of row j of 8x8 matrix i (16 bytes, 16-byte aligned,
  *       shared memory; lanes >= 8*NUM pass anything); lane 4*row + w receives in r[i] the 32-bit
  *       word w of that row (columns 2w, 2w+1, low half first), or with TRANS of that column.
+ *   convnd_ldmatrix_at<NUM, TRANS>(r, base, byte_off)   the same at base + byte_off: a loop that
+ *       reads many fragments from one tile forms the tile's shared address once, not per read.
  *   convnd_mma_m16n8k16<T>(d, a, b, c)    mma.sync.aligned.m16n8k16.row.col.f32.T.T.f32,
  *       T convnd_half or convnd_bf16 (a: 4 registers of 2 elements, b: 2, c/d: 4 floats).
  *   convnd_mma_m16n8k8_tf32(d, a, b, c)   mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
@@ -35,9 +37,11 @@ template <typename T> __device__ __forceinline__ uint32_t convnd_pack2(T lo, T h
 #else
 
 template <int NUM, bool TRANS>
-__device__ __forceinline__ void convnd_ldmatrix(uint32_t (&r)[NUM], const void *row) {
+__device__ __forceinline__ void convnd_ldmatrix_at(uint32_t (&r)[NUM], const void *base,
+                                                   int byte_off) {
     static_assert(NUM == 1 || NUM == 2 || NUM == 4, "ldmatrix loads 1, 2 or 4 matrices");
-    const unsigned a = (unsigned)__cvta_generic_to_shared(row);
+    /* cvta(base) is formed once per tile and byte_off added; cvta(base + off) was not hoisted */
+    const unsigned a = (unsigned)__cvta_generic_to_shared(base) + (unsigned)byte_off;
     if constexpr (NUM == 1 && !TRANS)
         asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
                      : "=r"(r[0])
@@ -62,6 +66,11 @@ __device__ __forceinline__ void convnd_ldmatrix(uint32_t (&r)[NUM], const void *
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                      : "r"(a));
+}
+
+template <int NUM, bool TRANS>
+__device__ __forceinline__ void convnd_ldmatrix(uint32_t (&r)[NUM], const void *row) {
+    convnd_ldmatrix_at<NUM, TRANS>(r, row, 0);
 }
 
 template <typename T>

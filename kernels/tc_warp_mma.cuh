@@ -88,7 +88,7 @@ struct tc_warp_mma_on {
             a[2] = tf32_bits(p[LA::offset(row, k + t + 4)]);
             a[3] = tf32_bits(p[LA::offset(row + 8, k + t + 4)]);
         } else {
-            convnd_ldmatrix<4, false>(a, a_tile + a_ldsm_offset(k, i));
+            convnd_ldmatrix_at<4, false>(a, a_tile, (int)sizeof(T) * a_ldsm_offset(k, i));
         }
     }
 
@@ -101,7 +101,7 @@ struct tc_warp_mma_on {
             b[0] = tf32_bits(B_KMAJOR ? p[LB::offset(k + t, n)] : p[LB::offset(n, k + t)]);
             b[1] = tf32_bits(B_KMAJOR ? p[LB::offset(k + t + 4, n)] : p[LB::offset(n, k + t + 4)]);
         } else {
-            convnd_ldmatrix<4, B_KMAJOR>(b, b_tile + b_ldsm_offset(k, j));
+            convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j));
         }
     }
 

@@ -9,8 +9,9 @@ namespace mma_sync_test {
 
 /* NUM 8x8 matrices of 16-bit values (ids[64*i + 8*row + col]) stored in shared memory with each
  * 16-byte row at its own slot (slot_of_row[8*i + row] of 32), so every lane's address matters.
- * Lanes >= 8*NUM pass a null address, which ldmatrix does not read. out[NUM*lane + i] = r[i]. */
-template <int NUM, bool TRANS>
+ * Lanes >= 8*NUM pass a null address, which ldmatrix does not read. out[NUM*lane + i] = r[i].
+ * AT: the address as convnd_ldmatrix_at's tile base plus the row's byte offset. */
+template <int NUM, bool TRANS, bool AT>
 __global__ void ldmatrix_kernel(const uint16_t *ids, const int *slot_of_row, uint32_t *out) {
     CONVND_SHARED(uint16_t, s, [32 * 8]);
     const unsigned l = threadIdx.x;
@@ -18,7 +19,10 @@ __global__ void ldmatrix_kernel(const uint16_t *ids, const int *slot_of_row, uin
         s[slot_of_row[i / 8] * 8 + i % 8] = ids[i];
     __syncthreads();
     uint32_t r[NUM];
-    convnd_ldmatrix<NUM, TRANS>(r, l < 8 * NUM ? &s[slot_of_row[l] * 8] : nullptr);
+    if (AT)
+        convnd_ldmatrix_at<NUM, TRANS>(r, s, l < 8 * NUM ? slot_of_row[l] * 16 : 0);
+    else
+        convnd_ldmatrix<NUM, TRANS>(r, l < 8 * NUM ? &s[slot_of_row[l] * 8] : nullptr);
     for (int i = 0; i < NUM; ++i)
         out[NUM * l + i] = r[i];
 }

@@ -64,6 +64,9 @@ mkdir -p "$work"
 # mask one lane too wide.
 # Mutant 57 is the gather x loader's per-tap state (igemm_load.cuh), kept between k-tiles:
 # re-derived only when the k2 tap starts from 0, so a new k2 tap reads the previous tap's rows.
+# Mutants 58-59 are the fragment reads at a tile base plus a byte offset (convnd_ldmatrix_at):
+# in the kernels, the B read of columns j, j+1 taken at j & ~2 (16-bit tiles with 4+ column
+# pairs read the wrong columns); in the emulator's twin, the byte offset off by one row.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -124,6 +127,8 @@ mutants=(
   "55^kernels/depthwise_cl.cu^y_off + (Idx)j * (Idx)p.ys[1]);^y_off + (Idx)jj * (Idx)p.ys[1]);^depthwise/*^"
   "56^kernels/depthwise_cl.cu^                            if (j < lc.lanes)\n^                            if (j <= lc.lanes)\n^depthwise/*^"
   "57^kernels/igemm_load.cuh^        if (it.c0 == 0) {^        if (it.c0 == 0 && it.t[2] == 0) {^@(igemm|transposed)/*^"
+  "58^kernels/tc_warp_mma.cuh^convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j));^convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j & ~2));^forced_schedules/*^"
+  "59^device/mma_sync_emu.cuh^static_cast<const char *>(base) + byte_off^static_cast<const char *>(base) + (byte_off \x5e 16)^emu_mma_sync/*^"
 )
 
 want=("$@")

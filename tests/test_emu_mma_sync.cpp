@@ -20,8 +20,8 @@ using namespace mma_sync_test;
 
 /* ldmatrix.x{NUM}{.trans}: lane 4*row + w must hold, in r[i], elements (row, 2w) and (row, 2w+1)
  * of matrix i (.trans: (2w, row) and (2w+1, row)), the first in the low half. */
-template <int NUM, bool TRANS> void check_ldmatrix() {
-    test_rng rng = test_rng_seed(9000 + NUM * 2 + TRANS);
+template <int NUM, bool TRANS, bool AT = false> void check_ldmatrix() {
+    test_rng rng = test_rng_seed(9000 + NUM * 4 + TRANS * 2 + AT);
     emu_buffer<uint16_t> ids(64 * NUM);
     emu_buffer<int> slot_of_row(32);
     emu_buffer<uint32_t> out(32 * NUM);
@@ -32,7 +32,7 @@ template <int NUM, bool TRANS> void check_ldmatrix() {
     for (int o = 0; o < test_order_count(); ++o) {
         test_order_apply(o);
         memset(out.p, 0xFF, 32 * NUM * sizeof(uint32_t));
-        auto k = &ldmatrix_kernel<NUM, TRANS>;
+        auto k = &ldmatrix_kernel<NUM, TRANS, AT>;
         cr_assert_eq(convnd_launch(k, dim3(1), dim3(32), 0, nullptr, ids.p, slot_of_row.p, out.p),
                      CONVND_OK, "%s", convnd_last_error());
         for (int lane = 0; lane < 32; ++lane)
@@ -43,10 +43,10 @@ template <int NUM, bool TRANS> void check_ldmatrix() {
                         TRANS ? ids[64 * i + 8 * col + row] : ids[64 * i + 8 * row + col];
                     const uint16_t got = (uint16_t)(out[NUM * lane + i] >> (16 * h));
                     cr_assert_eq(got, want,
-                                 "ldmatrix.x%d%s (%s): lane %d r[%d] half %d = 0x%04x, "
+                                 "ldmatrix%s.x%d%s (%s): lane %d r[%d] half %d = 0x%04x, "
                                  "expected 0x%04x",
-                                 NUM, TRANS ? ".trans" : "", test_order_name(o), lane, i, h, got,
-                                 want);
+                                 AT ? "_at" : "", NUM, TRANS ? ".trans" : "", test_order_name(o),
+                                 lane, i, h, got, want);
                 }
     }
 }
@@ -59,6 +59,11 @@ Test(emu_mma_sync, ldmatrix_x2_matches_the_isa_table) {
 }
 Test(emu_mma_sync, ldmatrix_x4_matches_the_isa_table) {
     check_ldmatrix<4, false>();
+}
+/* tile base + byte offset, as the tensor-core kernels read their fragments (tc_warp_mma.cuh) */
+Test(emu_mma_sync, ldmatrix_at_x4_matches_the_isa_table) {
+    check_ldmatrix<4, false, true>();
+    check_ldmatrix<4, true, true>();
 }
 Test(emu_mma_sync, ldmatrix_x1_trans_matches_the_isa_table) {
     check_ldmatrix<1, true>();
