@@ -282,12 +282,12 @@ def tensor_core_family(dem):
 def stage_tile(size, cols):
     """(ldmatrix ways, cp.async ways) of a tensor-core stage tile of `cols` elements a row
     (tc_stage_tile in kernels/tc_warp_mma.cuh): XOR-swizzled for 16-bit elements, rows padded by
-    16 bytes for TF32 (which reads no ldmatrix: its LDS are counted conflict-free)."""
+    16 bytes for TF32 (ldmatrix reads A and n-major B; the k-major B's LDS count conflict-free)."""
     cpr = cols * size // 16
     if size == 2:
         addr = swizzled_address(cpr)
         return ldmatrix_ways(0, address=addr, cpr=cpr), cp_async_ways(0, cpr * 16, address=addr)
-    return 1.0, cp_async_ways(cpr * 16 + 16, cpr * 16)
+    return ldmatrix_ways(cpr * 16 + 16), cp_async_ways(cpr * 16 + 16, cpr * 16)
 
 
 # Reference problems of the memory-bound model: FFMA per output element (taps x input channels)

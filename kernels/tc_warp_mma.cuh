@@ -7,10 +7,12 @@
  * pixels x k) element (row, k) at LA::offset(row, k); B n-major LB::offset(n, k) or k-major
  * LB::offset(k, n). Each warp owns a WM x WN tile: FM x FN mma tiles of 16 x 8. f16/bf16:
  * m16n8k16, A through ldmatrix.x4, two n8 tiles of B per ldmatrix.x4 (.trans when B is k-major).
- * f32: m16n8k8 on TF32 (the caller allowed it), fragments read element by element (ldmatrix
- * moves 16-bit elements) and rounded with cvt.rna. The XOR-swizzled layouts of 16-bit tiles
- * (and padded rows with LD*size = 16 mod 128 bytes) put the 8 rows of an ldmatrix phase in 8
- * distinct 16-byte bank groups: no conflicts (tc_stage_tile below says which tile is which).
+ * f32: m16n8k8 on TF32 (the caller allowed it), fragments rounded with cvt.rna after the read;
+ * A and n-major B through ldmatrix.x4 as well (a 16-byte row is 4 whole 32-bit elements, and
+ * lane 4*row + w receives element w: the m16n8k8 layout), k-major B element by element (.trans
+ * moves 16-bit elements). The XOR-swizzled layouts of 16-bit tiles (and padded rows with
+ * LD*size = 16 mod 128 bytes) put the 8 rows of an ldmatrix phase in 8 distinct 16-byte bank
+ * groups: no conflicts (tc_stage_tile below says which tile is which).
  *
  * tc_warp_mma_on<..., LA, LB> is the core; tc_warp_mma<..., LD, ..., LDB> the same on padded
  * rows (LD, LDB elements apart), the interface other kernels build on. */
@@ -62,46 +64,57 @@ struct tc_warp_mma_on {
             acc[i][j][r] = 0.0f;
     }
 
-    /* Element offset of the A row this lane hands ldmatrix.x4 for mma tile row i at k:
-     * matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15), lane l gives row l%16, half l/16. */
+    /* 16-byte rows of ldmatrix: 8 elements of 16 bits, or 4 of TF32 (each a pair of b16, so a
+     * lane receives whole 32-bit elements: the m16n8k8 fragments' layout, untransposed). */
+    static constexpr int QUAD = 16 / (int)sizeof(T);
+
+    /* Element offset of the A row this lane hands ldmatrix.x4 for mma tile row i at k: matrices
+     * (rows 0-7 | 8-15) x (k 0.. | k QUAD..), lane l gives row l%16, half l/16. */
     __device__ __forceinline__ int a_ldsm_offset(int k, int i) const {
-        return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);
+        return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * QUAD);
     }
 
     /* Element offset of the B row this lane hands ldmatrix.x4 for mma tile columns j, j+1 at k:
-     * k-major (.trans): matrices (k 0-7 | 8-15) x (n 0-7 | 8-15); n-major: (n 0-7, k 0-7),
-     * (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15). */
+     * k-major (.trans, 16-bit only): matrices (k 0-7 | 8-15) x (n 0-7 | 8-15); n-major: (n 0-7,
+     * k 0..), (n 0-7, k QUAD..), (n 8-15, k 0..), (n 8-15, k QUAD..). */
     __device__ __forceinline__ int b_ldsm_offset(int k, int j) const {
         if constexpr (B_KMAJOR)
             return LB::offset(k + lane % 16, wn0 + 8 * j + (lane / 16) * 8);
         else
-            return LB::offset(wn0 + 8 * j + (lane / 16) * 8 + lane % 8, k + ((lane / 8) % 2) * 8);
+            return LB::offset(wn0 + 8 * j + (lane / 16) * 8 + lane % 8,
+                              k + ((lane / 8) % 2) * QUAD);
     }
 
-    /* A fragment of mma tile row i at k: a[r] = A[16i + g + 8(r&1)][k + ...] (mma_sync.cuh). */
+    /* A fragment of mma tile row i at k: a[r] = A[16i + g + 8(r&1)][k + ...] (mma_sync.cuh);
+     * TF32 rounded with cvt.rna after the read. */
     __device__ __forceinline__ void load_a(uint32_t (&a)[4], const T *a_tile, int k, int i) const {
+        convnd_ldmatrix_at<4, false>(a, a_tile, (int)sizeof(T) * a_ldsm_offset(k, i));
         if constexpr (TF32) {
-            const int g = lane / 4, t = lane % 4, row = wm0 + 16 * i + g;
-            const float *p = reinterpret_cast<const float *>(a_tile);
-            a[0] = tf32_bits(p[LA::offset(row, k + t)]);
-            a[1] = tf32_bits(p[LA::offset(row + 8, k + t)]);
-            a[2] = tf32_bits(p[LA::offset(row, k + t + 4)]);
-            a[3] = tf32_bits(p[LA::offset(row + 8, k + t + 4)]);
-        } else {
-            convnd_ldmatrix_at<4, false>(a, a_tile, (int)sizeof(T) * a_ldsm_offset(k, i));
+            CONVND_UNROLL(4)
+            for (int r = 0; r < 4; ++r)
+                a[r] = tf32_round_bits(a[r]);
         }
     }
 
-    /* B fragments of mma tile columns j and j+1 (16-bit), or j alone (TF32, b[0..1]). */
+    /* B fragments of mma tile columns j (b[0..1]) and j+1 (b[2..3]). TF32 k-major B is read
+     * element by element (ldmatrix's .trans moves 16-bit elements). */
     __device__ __forceinline__ void load_b(uint32_t (&b)[4], const T *b_tile, int k, int j) const {
-        if constexpr (TF32) {
+        if constexpr (TF32 && B_KMAJOR) {
             const int g = lane / 4, t = lane % 4;
             const float *p = reinterpret_cast<const float *>(b_tile);
-            const int n = wn0 + 8 * j + g;
-            b[0] = tf32_bits(B_KMAJOR ? p[LB::offset(k + t, n)] : p[LB::offset(n, k + t)]);
-            b[1] = tf32_bits(B_KMAJOR ? p[LB::offset(k + t + 4, n)] : p[LB::offset(n, k + t + 4)]);
+            CONVND_UNROLL(2)
+            for (int h = 0; h < 2; ++h) {
+                const int n = wn0 + 8 * (j + h) + g;
+                b[2 * h] = tf32_bits(p[LB::offset(k + t, n)]);
+                b[2 * h + 1] = tf32_bits(p[LB::offset(k + t + 4, n)]);
+            }
         } else {
             convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j));
+            if constexpr (TF32) {
+                CONVND_UNROLL(4)
+                for (int r = 0; r < 4; ++r)
+                    b[r] = tf32_round_bits(b[r]);
+            }
         }
     }
 
@@ -122,13 +135,13 @@ struct tc_warp_mma_on {
             for (int i = 0; i < FM; ++i)
                 load_a(a[i], a_tile, k, i);
             CONVND_UNROLL(8)
-            for (int j = 0; j < FN; j += TF32 ? 1 : 2) {
+            for (int j = 0; j < FN; j += 2) {
                 uint32_t b[4];
                 load_b(b, b_tile, k, j);
                 CONVND_UNROLL(8)
                 for (int i = 0; i < FM; ++i) {
                     mma(i, j, a[i], b[0], b[1]);
-                    if constexpr (!TF32) mma(i, j + 1, a[i], b[2], b[3]);
+                    mma(i, j + 1, a[i], b[2], b[3]);
                 }
             }
         }
@@ -200,12 +213,18 @@ struct tc_warp_mma_on {
         memcpy(&u, &r, 4);
         return u;
     }
+    __device__ __forceinline__ static uint32_t tf32_round_bits(uint32_t u) {
+        float f;
+        memcpy(&f, &u, 4);
+        return tf32_bits(f);
+    }
 };
 
-/* The stage tiles the tensor cores read: XOR-swizzled for 16-bit elements (ldmatrix); TF32's
- * element-by-element reads stay on padded rows (128-byte rows + 16 bytes: a warp's 8 rows x 4
- * words and its 16-byte cp.async phases are conflict-free there, and the addresses are a constant
- * offset per fragment, where a swizzle would cost an XOR per k and register pressure). */
+/* The stage tiles the tensor cores read: XOR-swizzled for 16-bit elements (ldmatrix); TF32 stays
+ * on padded rows (rows of a multiple of 128 bytes + 16: an ldmatrix phase's 8 rows, the k-major
+ * B element reads' 8 rows x 4 words and the 16-byte cp.async phases are conflict-free there, and
+ * the element reads' addresses are a constant offset per fragment, where a swizzle would cost an
+ * XOR per k and register pressure). */
 template <typename T, int ROWS, int COLS>
 using tc_stage_tile =
     typename std::conditional<sizeof(T) == 4, smem_padded_tile<T, ROWS, COLS, 16 / (int)sizeof(T)>,

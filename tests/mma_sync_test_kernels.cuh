@@ -94,6 +94,29 @@ __global__ void ldmatrix_mma_kernel(const T *A, const T *B, const float *C, floa
         D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
 }
 
+/* ldmatrix feeding m16n8k8 tf32 (tc_warp_mma.cuh): a 16-byte row is 4 whole 32-bit elements and
+ * lane 4*row + w receives element w, the tf32 fragment layout. A 16x8 row-major through .x4
+ * (rows 0-7 | 8-15) x (k 0-3 | 4-7); B stored [n][k] (8x8) through .x2 (k 0-3 | 4-7). */
+__global__ void ldmatrix_mma_tf32_kernel(const float *A, const float *B, const float *C, float *D) {
+    CONVND_SHARED(float, as, [16 * 8]);
+    CONVND_SHARED(float, bs, [8 * 8]);
+    const unsigned l = threadIdx.x, g = l / 4, t = l % 4;
+    for (unsigned i = l; i < 128; i += 32)
+        as[i] = A[i];
+    for (unsigned i = l; i < 64; i += 32)
+        bs[i] = B[i];
+    __syncthreads();
+    uint32_t a[4], b[2];
+    float c[4], d[4];
+    convnd_ldmatrix<4, false>(a, &as[(l % 16) * 8 + (l / 16) * 4]);
+    convnd_ldmatrix<2, false>(b, &bs[(l % 8) * 8 + ((l / 8) % 2) * 4]);
+    for (int i = 0; i < 4; ++i)
+        c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+    convnd_mma_m16n8k8_tf32(d, a, b, c);
+    for (int i = 0; i < 4; ++i)
+        D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
+}
+
 /* Misuse the GPU does not allow (or leaves undefined); the emulator reports each. */
 __global__ void ldmatrix_from_global_kernel(const uint16_t *g, uint32_t *out) {
     uint32_t r[1];

@@ -67,6 +67,8 @@ mkdir -p "$work"
 # Mutants 58-59 are the fragment reads at a tile base plus a byte offset (convnd_ldmatrix_at):
 # in the kernels, the B read of columns j, j+1 taken at j & ~2 (16-bit tiles with 4+ column
 # pairs read the wrong columns); in the emulator's twin, the byte offset off by one row.
+# Mutant 60 is TF32's n-major B fragments through ldmatrix: the second k half read 8 elements
+# on (the 16-bit distance) instead of 4.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -84,7 +86,7 @@ mutants=(
   "12^kernels/depthwise_cl.cu^    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + i2 * (Idx)p.xs[4] + lc.base));^    return convnd_ld_vec(reinterpret_cast<const uint4 *>(xrow + (int32_t)(i2 * (Idx)p.xs[4]) + lc.base));^extreme_geometry/sparse*^"
   "13^kernels/hopper_igemm.cu^            convnd_wgmma_wait_group<1>(); /* the previous K block's MMAs are done */^            convnd_wgmma_wait_group<2>();^hopper_igemm/domain*^$early_tma"
   "14^kernels/smem_tile.cuh^return row * CPR + (c \x5e (row & 7));^return row * CPR + (c \x5e (row & 3));^smem_swizzle/*^"
-  "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * 8);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * 8;^forced_schedules/feature_table^"
+  "15^kernels/tc_warp_mma.cuh^return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * QUAD);^return (wm0 + 16 * i + lane % 16) * BK + k + (lane / 16) * QUAD;^forced_schedules/feature_table^"
   "16^kernels/depthwise_cl.cu^    const uintptr_t ptrs = (uintptr_t)a->x | (uintptr_t)a->y |^    const uintptr_t ptrs = (uintptr_t)a->y |^depthwise/misaligned*^"
   "17^kernels/hopper_igemm.cu^                    g.p0[d] = (int32_t)e.P0;^                    g.p0[d] = (int32_t)e.P0 + 1;^hopper_igemm/transposed*^"
   "18^kernels/hopper_igemm.cu^                    g.w_tap0 += (int32_t)e.k_last * wstride[d];\n                    g.w_tap_step[d] = -(int32_t)e.kappa * wstride[d];^                    g.w_tap0 += (int32_t)(e.k_last - (e.T - 1) * e.kappa) * wstride[d];\n                    g.w_tap_step[d] = (int32_t)e.kappa * wstride[d];^hopper_igemm/transposed*^"
@@ -129,6 +131,7 @@ mutants=(
   "57^kernels/igemm_load.cuh^        if (it.c0 == 0) {^        if (it.c0 == 0 && it.t[2] == 0) {^@(igemm|transposed)/*^"
   "58^kernels/tc_warp_mma.cuh^convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j));^convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j & ~2));^forced_schedules/*^"
   "59^device/mma_sync_emu.cuh^static_cast<const char *>(base) + byte_off^static_cast<const char *>(base) + (byte_off \x5e 16)^emu_mma_sync/*^"
+  "60^kernels/tc_warp_mma.cuh^k + ((lane / 8) % 2) * QUAD);^k + ((lane / 8) % 2) * 8);^forced_schedules/*^"
 )
 
 want=("$@")

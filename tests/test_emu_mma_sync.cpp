@@ -162,6 +162,17 @@ template <typename T, bool B_KN> void check_ldmatrix_mma(const char *what) {
     }
 }
 
+Test(emu_mma_sync, ldmatrix_feeds_mma_tf32) {
+    mma_case<float> m(16, 8, 8, 717);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
+        memset(m.d.p, 0xFF, 128 * sizeof(float));
+        cr_assert_eq(convnd_launch(ldmatrix_mma_tf32_kernel, dim3(1), dim3(32), 0, nullptr, m.a.p,
+                                   m.b.p, m.c.p, m.d.p),
+                     CONVND_OK, "%s", convnd_last_error());
+        m.check("ldmatrix.x4 + x2, tf32", test_order_name(o), false);
+    }
+}
 Test(emu_mma_sync, ldmatrix_feeds_mma_with_b_k_major) {
     check_ldmatrix_mma<convnd_half, true>("ldmatrix.x4 + x2.trans, f16");
     check_ldmatrix_mma<convnd_bf16, true>("ldmatrix.x4 + x2.trans, bf16");
