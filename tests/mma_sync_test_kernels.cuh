@@ -68,51 +68,37 @@ __global__ void mma_m16n8k8_tf32_kernel(const float *A, const float *B, const fl
         D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
 }
 
-/* ldmatrix feeding mma the way a GEMM does: A row-major 16x16 through .x4; B 16x8 stored either
- * [k][n] (B_KN, through .x2.trans) or [n][k] (through .x2). */
+/* ldmatrix feeding mma the way a GEMM does: A row-major 16xK through .x4 (rows 0-7 | 8-15) x
+ * (k 0.. | k K/2..); B Kx8 stored either [k][n] (B_KN, through .x2.trans) or [n][k] (through
+ * .x2). f16/bf16: m16n8k16 (K 16); float: m16n8k8 tf32 (K 8), where a 16-byte row is 4 whole
+ * 32-bit elements and lane 4*row + w receives element w, the tf32 fragment layout
+ * (tc_warp_mma.cuh reads TF32 tiles so); .trans moves 16-bit elements, so tf32 B is [n][k]. */
 template <typename T, bool B_KN>
 __global__ void ldmatrix_mma_kernel(const T *A, const T *B, const float *C, float *D) {
-    CONVND_SHARED(T, as, [16 * 16]);
-    CONVND_SHARED(T, bs, [16 * 8]);
+    constexpr bool TF32 = sizeof(T) == 4;
+    constexpr int K = TF32 ? 8 : 16, HALF = K / 2;
+    static_assert(!(TF32 && B_KN), "tf32 B is read [n][k]");
+    CONVND_SHARED(T, as, [16 * K]);
+    CONVND_SHARED(T, bs, [K * 8]);
     const unsigned l = threadIdx.x, g = l / 4, t = l % 4;
-    for (unsigned i = l; i < 256; i += 32)
+    for (unsigned i = l; i < 16 * K; i += 32)
         as[i] = A[i];
-    for (unsigned i = l; i < 128; i += 32)
+    for (unsigned i = l; i < K * 8; i += 32)
         bs[i] = B[i];
     __syncthreads();
     uint32_t a[4], b[2];
     float c[4], d[4];
-    convnd_ldmatrix<4, false>(a, &as[(l % 16) * 16 + (l / 16) * 8]);
-    if (B_KN)
+    convnd_ldmatrix<4, false>(a, &as[(l % 16) * K + (l / 16) * HALF]);
+    if constexpr (B_KN)
         convnd_ldmatrix<2, true>(b, &bs[(l % 16) * 8]);
     else
-        convnd_ldmatrix<2, false>(b, &bs[(l % 8) * 16 + ((l / 8) % 2) * 8]);
+        convnd_ldmatrix<2, false>(b, &bs[(l % 8) * K + ((l / 8) % 2) * HALF]);
     for (int i = 0; i < 4; ++i)
         c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
-    convnd_mma_m16n8k16<T>(d, a, b, c);
-    for (int i = 0; i < 4; ++i)
-        D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
-}
-
-/* ldmatrix feeding m16n8k8 tf32 (tc_warp_mma.cuh): a 16-byte row is 4 whole 32-bit elements and
- * lane 4*row + w receives element w, the tf32 fragment layout. A 16x8 row-major through .x4
- * (rows 0-7 | 8-15) x (k 0-3 | 4-7); B stored [n][k] (8x8) through .x2 (k 0-3 | 4-7). */
-__global__ void ldmatrix_mma_tf32_kernel(const float *A, const float *B, const float *C, float *D) {
-    CONVND_SHARED(float, as, [16 * 8]);
-    CONVND_SHARED(float, bs, [8 * 8]);
-    const unsigned l = threadIdx.x, g = l / 4, t = l % 4;
-    for (unsigned i = l; i < 128; i += 32)
-        as[i] = A[i];
-    for (unsigned i = l; i < 64; i += 32)
-        bs[i] = B[i];
-    __syncthreads();
-    uint32_t a[4], b[2];
-    float c[4], d[4];
-    convnd_ldmatrix<4, false>(a, &as[(l % 16) * 8 + (l / 16) * 4]);
-    convnd_ldmatrix<2, false>(b, &bs[(l % 8) * 8 + ((l / 8) % 2) * 4]);
-    for (int i = 0; i < 4; ++i)
-        c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
-    convnd_mma_m16n8k8_tf32(d, a, b, c);
+    if constexpr (TF32)
+        convnd_mma_m16n8k8_tf32(d, a, b, c);
+    else
+        convnd_mma_m16n8k16<T>(d, a, b, c);
     for (int i = 0; i < 4; ++i)
         D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
 }

@@ -104,18 +104,21 @@ template <typename T> struct mma_case {
                              order, i, j, d[i * N + j], want);
             }
     }
+    /* kernel(A, B, C, D) on one warp in every thread order, D poisoned before each run */
+    template <class F> void run(F kernel, const char *what, bool b_kn = true) {
+        for (int o = 0; o < test_order_count(); ++o) {
+            test_order_apply(o);
+            memset(d.p, 0xFF, (size_t)M * N * sizeof(float));
+            cr_assert_eq(convnd_launch(kernel, dim3(1), dim3(32), 0, nullptr, a.p, b.p, c.p, d.p),
+                         CONVND_OK, "%s", convnd_last_error());
+            check(what, test_order_name(o), b_kn);
+        }
+    }
 };
 
 template <typename T> void check_m16n8k16(const char *what) {
     mma_case<T> m(16, 8, 16, 4242);
-    for (int o = 0; o < test_order_count(); ++o) {
-        test_order_apply(o);
-        memset(m.d.p, 0xFF, 128 * sizeof(float));
-        auto k = &mma_m16n8k16_kernel<T>;
-        cr_assert_eq(convnd_launch(k, dim3(1), dim3(32), 0, nullptr, m.a.p, m.b.p, m.c.p, m.d.p),
-                     CONVND_OK, "%s", convnd_last_error());
-        m.check(what, test_order_name(o));
-    }
+    m.run(&mma_m16n8k16_kernel<T>, what);
 }
 
 Test(emu_mma_sync, m16n8k16_f16_matches_the_isa_table) {
@@ -127,14 +130,7 @@ Test(emu_mma_sync, m16n8k16_bf16_matches_the_isa_table) {
 
 Test(emu_mma_sync, m16n8k8_tf32_matches_the_isa_table) {
     mma_case<float> m(16, 8, 8, 4343);
-    for (int o = 0; o < test_order_count(); ++o) {
-        test_order_apply(o);
-        memset(m.d.p, 0xFF, 128 * sizeof(float));
-        cr_assert_eq(convnd_launch(mma_m16n8k8_tf32_kernel, dim3(1), dim3(32), 0, nullptr, m.a.p,
-                                   m.b.p, m.c.p, m.d.p),
-                     CONVND_OK, "%s", convnd_last_error());
-        m.check("mma.m16n8k8.tf32", test_order_name(o));
-    }
+    m.run(&mma_m16n8k8_tf32_kernel, "mma.m16n8k8.tf32");
 }
 
 /* Fractional values: the tensor core reads only a tf32 input's top 19 bits. */
@@ -151,27 +147,12 @@ Test(emu_mma_sync, m16n8k8_tf32_reads_the_top_19_bits) {
 }
 
 template <typename T, bool B_KN> void check_ldmatrix_mma(const char *what) {
-    mma_case<T> m(16, 8, 16, B_KN ? 515 : 616);
-    for (int o = 0; o < test_order_count(); ++o) {
-        test_order_apply(o);
-        memset(m.d.p, 0xFF, 128 * sizeof(float));
-        auto k = &ldmatrix_mma_kernel<T, B_KN>;
-        cr_assert_eq(convnd_launch(k, dim3(1), dim3(32), 0, nullptr, m.a.p, m.b.p, m.c.p, m.d.p),
-                     CONVND_OK, "%s", convnd_last_error());
-        m.check(what, test_order_name(o), B_KN);
-    }
+    mma_case<T> m(16, 8, sizeof(T) == 4 ? 8 : 16, sizeof(T) == 4 ? 717 : B_KN ? 515 : 616);
+    m.run(&ldmatrix_mma_kernel<T, B_KN>, what, B_KN);
 }
 
 Test(emu_mma_sync, ldmatrix_feeds_mma_tf32) {
-    mma_case<float> m(16, 8, 8, 717);
-    for (int o = 0; o < test_order_count(); ++o) {
-        test_order_apply(o);
-        memset(m.d.p, 0xFF, 128 * sizeof(float));
-        cr_assert_eq(convnd_launch(ldmatrix_mma_tf32_kernel, dim3(1), dim3(32), 0, nullptr, m.a.p,
-                                   m.b.p, m.c.p, m.d.p),
-                     CONVND_OK, "%s", convnd_last_error());
-        m.check("ldmatrix.x4 + x2, tf32", test_order_name(o), false);
-    }
+    check_ldmatrix_mma<float, false>("ldmatrix.x4 + x2, tf32");
 }
 Test(emu_mma_sync, ldmatrix_feeds_mma_with_b_k_major) {
     check_ldmatrix_mma<convnd_half, true>("ldmatrix.x4 + x2.trans, f16");
