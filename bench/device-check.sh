@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One command for a lent GPU (an H200): build for sm_90 with CUDA on, run the whole test suite on
-# the GPU, compute-sanitizer (memcheck and racecheck) on a representative subset, the benchmark on
-# the suite; table, CSV, JSON, Markdown, plot and logs go to the output folder; a short summary
-# comes last. Sized to finish within 8 minutes on the lent machine.
+# the GPU and the emulator's primitive tests there (convnd_gpu_conformance), compute-sanitizer
+# (memcheck and racecheck) on a representative subset, the benchmark on the suite; table, CSV,
+# JSON, Markdown, plot and logs go to the output folder; a short summary comes last. Sized to
+# finish within 8 minutes on the lent machine.
 #
 #   bench/device-check.sh [OUT_DIR]          OUT_DIR defaults to $OUT, else out/device-check
 #   DEVICE=emulated bench/device-check.sh    the same steps on the emulated device (no GPU): the
@@ -101,6 +102,22 @@ else
   echo "no test binary (Criterion missing? see CONVND_DEVICE_DEPS)" >"$out/tests.log"
 fi
 note "tests: $tests_line"
+
+# ---- 2b. the emulator's PTX tables on the hardware ---------------------------------------------
+# ldmatrix, mma.sync, stmatrix and wgmma unit-test kernels, built by nvcc (tests/gpu/): the same
+# checks the emulated device passes, element by element. Appended to tests.log.
+conf="$build/tests/convnd_gpu_conformance"
+if [ "$device" = gpu ] && [ -x "$conf" ]; then
+  t0=$(elapsed)
+  echo "==== convnd_gpu_conformance" >>"$out/tests.log"
+  LD_LIBRARY_PATH="${test_libs:+$test_libs:}${LD_LIBRARY_PATH:-}" \
+    bounded 30 "$conf" --jobs "$jobs" >>"$out/tests.log" 2>&1
+  rc=$?
+  note "emulator vs GPU (convnd_gpu_conformance): rc=$rc in $(($(elapsed) - t0)) s:" \
+       "$(grep -a 'Synthesis' "$out/tests.log" | tail -1)"
+else
+  note "emulator vs GPU: not run (device=$device, $( [ -x "$conf" ] && echo built || echo 'not built'))"
+fi
 
 # ---- 3. compute-sanitizer on a representative subset ----------------------------------------
 # The benchmark's validation and one timed run of every schedule on the --small suite: every

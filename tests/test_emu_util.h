@@ -1,5 +1,12 @@
 /* Helpers shared by the emulated-device tests (tests/test_emu_*.cpp). Each test file defines
- * CONVND_EMU before including portability.cuh, so its kernels run on the emulated device. */
+ * CONVND_EMU before including portability.cuh, so its kernels run on the emulated device.
+ *
+ * The primitive tests whose kernels are plain CUDA (mma_sync, stmatrix, wgmma) are also built with
+ * nvcc into convnd_gpu_conformance (tests/gpu/), with CONVND_CONFORMANCE_GPU defined and
+ * CONVND_EMU not: the same kernels and the same checks then run on a GPU, so the emulator's
+ * tables and the hardware are checked against each other. Their launches go through emu_launch
+ * (synchronous on both devices) and their buffers through emu_buffer (managed memory on a GPU);
+ * tests of emulator-only diagnostics are left out of that build. */
 #ifndef CONVND_TEST_EMU_UTIL_H
 #define CONVND_TEST_EMU_UTIL_H
 
@@ -10,23 +17,46 @@
 #include <criterion/criterion.h>
 
 #include "convnd.h"
+#ifdef CONVND_CONFORMANCE_GPU
+#include <cuda_runtime.h>
+
+#include "error.h"
+#endif
 extern "C" {
 #include "test_random.h"
 }
 
-/* Host buffers the kernels use directly (device memory is host memory on the emulated device),
- * 64-byte aligned as cudaMalloc's would be (WMMA needs 32). */
+/* Buffers the host fills and reads and the kernels use directly: host memory on the emulated
+ * device, 64-byte aligned as cudaMalloc's would be (WMMA needs 32); managed memory on a GPU. */
 template <typename T> struct emu_buffer {
     T *p;
     size_t n;
     explicit emu_buffer(size_t count) : n(count) {
-        p = static_cast<T *>(aligned_alloc(64, (count * sizeof(T) + 63) / 64 * 64));
-        memset(p, 0xFF, count * sizeof(T)); /* poison: a value the kernel does not write shows */
+        const size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
+#ifdef CONVND_CONFORMANCE_GPU
+        void *m = nullptr;
+        const cudaError_t e = cudaMallocManaged(&m, bytes);
+        cr_assert_eq(e, cudaSuccess, "cudaMallocManaged(%zu): %s", bytes, cudaGetErrorString(e));
+        p = static_cast<T *>(m);
+#else
+        p = static_cast<T *>(aligned_alloc(64, bytes));
+#endif
+        memset((void *)p, 0xFF, count * sizeof(T)); /* poison: what the kernel misses shows */
     }
-    ~emu_buffer() { free(p); }
+#ifdef CONVND_CONFORMANCE_GPU
+    ~emu_buffer() {
+        cudaFree(p);
+    }
+#else
+    ~emu_buffer() {
+        free(p);
+    }
+#endif
     emu_buffer(const emu_buffer &) = delete;
     emu_buffer &operator=(const emu_buffer &) = delete;
-    T &operator[](size_t i) { return p[i]; }
+    T &operator[](size_t i) {
+        return p[i];
+    }
 };
 
 /* slot[r] for rows r = 0..n-1: a random permutation (Fisher-Yates), so that a primitive taking one
@@ -40,6 +70,21 @@ static inline void emu_shuffled_slots(emu_buffer<int> &slot, int n, test_rng *rn
         slot[j] = tmp;
     }
 }
+
+/* A launch's status once the kernel has finished: the emulated device runs it within the launch;
+ * on a GPU the host waits for it (it reads the results next), and a fault becomes a device
+ * error. */
+static inline convnd_status emu_finished(convnd_status st) {
+#ifdef CONVND_CONFORMANCE_GPU
+    if (st != CONVND_OK) return st;
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess)
+        return convnd_error(CONVND_ERR_DEVICE, "kernel failed on the GPU: %s",
+                            cudaGetErrorString(e));
+#endif
+    return st;
+}
+#define emu_launch(...) emu_finished(convnd_launch(__VA_ARGS__))
 
 static inline const char *emu_order_name(convnd_emu_order o) {
     return o == CONVND_EMU_FORWARD ? "forward" : o == CONVND_EMU_REVERSE ? "reverse" : "shuffle";

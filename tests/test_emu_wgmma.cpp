@@ -3,8 +3,12 @@
  * here from the ISA's layout tables, or by TMA with the matching swizzle), the accumulator
  * register fragment layout, deferred completion (poisoned accumulators before the covering
  * wgmma.wait_group, wait_group N), wgmma.fence, whole-warpgroup execution and the
- * fence.proxy.async rule for operands written by ordinary stores. Two thread orders each. */
+ * fence.proxy.async rule for operands written by ordinary stores. Two thread orders each. The
+ * layout and mainloop checks (not the emulator's poison and misuse diagnostics) also run on a GPU
+ * in convnd_gpu_conformance (tests/gpu/). */
+#ifndef CONVND_CONFORMANCE_GPU /* tests/gpu/ builds this file for a GPU */
 #define CONVND_EMU 1
+#endif
 #include "portability.cuh"
 #include "hopper_primitives.cuh"
 
@@ -14,7 +18,21 @@
 
 namespace {
 
+#ifdef CONVND_CONFORMANCE_GPU
+const convnd_emu_order orders[1] = {CONVND_EMU_FORWARD}; /* one pass: the hardware orders */
+void use_order(convnd_emu_order, unsigned) {}
+const char *order_name(convnd_emu_order) {
+    return "gpu";
+}
+#else
 const convnd_emu_order orders[2] = {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE};
+void use_order(convnd_emu_order o, unsigned seed) {
+    convnd_emu_set_order(o, seed);
+}
+const char *order_name(convnd_emu_order o) {
+    return emu_order_name(o);
+}
+#endif
 
 /* Byte offset of element (r, k) of an operand in the canonical layouts (ISA 9.7.15.5.1.2,
  * written out as CUTLASS's GMMA layout atoms): K-major: ((8, m), (T, 2k)) : ((span, SBO),
@@ -66,14 +84,29 @@ __global__ void mma_kernel(const T *a, const uint32_t *a_off, uint32_t a_count, 
     for (int i = 0; i < N / 2; ++i)
         d[i] = 0.0f;
     const uint32_t base = convnd_smem_addr(smem);
+    convnd_wgmma_fence_operands(d); /* as the kernels do: no accumulator move inside the group */
     convnd_wgmma_fence();
-    for (int s = 0; s < ksteps; ++s)
-        convnd_wgmma_trans<W, N>(d, desc_a + (((base + s * a_step) >> 4) & 0x3FFF),
-                                 desc_b + (((base + 32768 + s * b_step) >> 4) & 0x3FFF), s > 0,
-                                 trans & 1, trans >> 1);
+    for (int s = 0; s < ksteps; ++s) {
+        const uint64_t da = desc_a + (((base + s * a_step) >> 4) & 0x3FFF),
+                       db = desc_b + (((base + 32768 + s * b_step) >> 4) & 0x3FFF);
+#ifdef CONVND_CONFORMANCE_GPU
+        /* the GPU's wrappers are the kernels': A K-major, B either (16-bit types) */
+        if constexpr (sizeof(T) == 2) {
+            if (trans >> 1)
+                convnd_wgmma<W, N, true>(d, da, db, s > 0);
+            else
+                convnd_wgmma<W, N, false>(d, da, db, s > 0);
+        } else {
+            convnd_wgmma<W, N, false>(d, da, db, s > 0);
+        }
+#else
+        convnd_wgmma_trans<W, N>(d, da, db, s > 0, trans & 1, trans >> 1);
+#endif
+    }
     convnd_wgmma_commit_group();
     if (EARLY) early[t] = d[0];
     convnd_wgmma_wait_group<0>();
+    convnd_wgmma_fence_operands(d);
     const unsigned warp = t / 32, lane = t % 32;
     for (int i = 0; i < N / 2; ++i) {
         const int row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
@@ -134,9 +167,9 @@ convnd_status run_mma(layout la, layout lb, int ksteps, const char *what, bool c
     const uint64_t db = convnd_wgmma_desc(0, lb.lbo, lb.sbo, swizzle_code(lb.swz));
     typedef typename wgmma_of<T>::type W;
     auto k = &mma_kernel<T, W, N, FENCE, EARLY>;
-    const convnd_status st = convnd_launch(
-        k, dim3(1), dim3(128), 65536, nullptr, a.p, ao.p, 64 * K, b.p, bo.p, (uint32_t)N * K, da,
-        db, a_step, b_step, ksteps, (int)la.mn_major | 2 * (int)lb.mn_major, out.p, early.p);
+    const convnd_status st = emu_launch(k, dim3(1), dim3(128), 65536, nullptr, a.p, ao.p, 64 * K,
+                                        b.p, bo.p, (uint32_t)N * K, da, db, a_step, b_step, ksteps,
+                                        (int)la.mn_major | 2 * (int)lb.mn_major, out.p, early.p);
     if (st != CONVND_OK || !check) return st;
     for (int m = 0; m < 64; ++m)
         for (int n = 0; n < N; ++n) {
@@ -162,7 +195,7 @@ convnd_status run_mma(layout la, layout lb, int ksteps, const char *what, bool c
 
 Test(emu_wgmma, k_major_operands_through_every_swizzle) {
     for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+        use_order(o, 1);
         /* none: core matrices 128 bytes; LBO steps K (4 core matrices for K = 32), SBO 8 rows */
         cr_assert_eq(
             (run_mma<convnd_bf16, 64>({false, 0, 128, 512}, {false, 0, 128, 512}, 2, "bf16 none")),
@@ -179,24 +212,34 @@ Test(emu_wgmma, k_major_operands_through_every_swizzle) {
                          "span %u: %s", s, convnd_last_error());
         }
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    use_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_wgmma, mn_major_operands_through_every_swizzle) {
     /* none: 8 MN elements per 16-byte core row; SBO steps MN core matrices, LBO 8 K */
-    cr_assert_eq(
-        (run_mma<convnd_bf16, 64>({true, 0, 1024, 128}, {true, 0, 1024, 128}, 1, "bf16 MN none")),
-        CONVND_OK, "%s", convnd_last_error());
+    const layout mn_none = {true, 0, 1024, 128}, k_none = {false, 0, 128, 512};
+    /* B MN-major under a K-major A, as the Hopper tier's kernels read a k-major filter */
+    cr_assert_eq((run_mma<convnd_bf16, 64>(k_none, mn_none, 1, "bf16 B MN none")), CONVND_OK, "%s",
+                 convnd_last_error());
+#ifndef CONVND_CONFORMANCE_GPU /* an MN-major A: no GPU wrapper (no kernel uses one) */
+    cr_assert_eq((run_mma<convnd_bf16, 64>(mn_none, mn_none, 1, "bf16 MN none")), CONVND_OK, "%s",
+                 convnd_last_error());
+#endif
     const uint32_t spans[3] = {32, 64, 128};
     for (uint32_t s : spans) {
         /* a span row holds s/2 MN elements; LBO steps MN atoms (8 K rows of s bytes), SBO 8 K */
         const uint32_t atoms = 64 / (s / 2);
-        layout la = {true, s, 8 * s, 8 * s * atoms};
-        cr_assert_eq((run_mma<convnd_half, 64>(la, la, 1, "f16 MN swizzled")), CONVND_OK,
+        const layout mn = {true, s, 8 * s, 8 * s * atoms}, k = {false, s, 16, 8 * s};
+        cr_assert_eq((run_mma<convnd_half, 64>(k, mn, 1, "f16 B MN swizzled")), CONVND_OK,
                      "span %u: %s", s, convnd_last_error());
+#ifndef CONVND_CONFORMANCE_GPU
+        cr_assert_eq((run_mma<convnd_half, 64>(mn, mn, 1, "f16 MN swizzled")), CONVND_OK,
+                     "span %u: %s", s, convnd_last_error());
+#endif
     }
 }
 
+#ifndef CONVND_CONFORMANCE_GPU /* the emulator's poison and diagnostics: undefined on a GPU */
 Test(emu_wgmma, accumulators_are_poison_until_the_covering_wait) {
     layout l = {false, 128, 16, 1024};
     cr_assert_eq((run_mma<convnd_bf16, 64, true, true>(l, l, 4, "early read")), CONVND_OK, "%s",
@@ -210,8 +253,11 @@ Test(emu_wgmma, operands_written_without_fence_proxy_async_are_an_error) {
               convnd_last_error());
 }
 
+#endif
+
 namespace {
 
+#ifndef CONVND_CONFORMANCE_GPU /* the emulator's poison and diagnostics: undefined on a GPU */
 /* CASE 0: wait_group<1> completes the older group only. 1: no wgmma.fence. 2: no wait at all.
  * 3: one warp skips the wgmma. 4: an operand element overwritten (and fenced) while both groups
  * are in flight. */
@@ -244,6 +290,8 @@ template <int CASE> __global__ void group_kernel(float *out) {
     out[256 + t] = d2[0];
 }
 
+#endif
+
 /* The mainloop pattern: per K block fence, issue onto the same accumulators, commit, and
  * wait_group 1 (the previous block done). Each block adds 16; the result is 16 * blocks. */
 __global__ void pipelined_kernel(int blocks, float *out) {
@@ -271,19 +319,20 @@ __global__ void pipelined_kernel(int blocks, float *out) {
 
 Test(emu_wgmma, a_pipelined_mainloop_accumulates_every_block) {
     for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+        use_order(o, 1);
         emu_buffer<float> out(128);
-        cr_assert_eq(convnd_launch(pipelined_kernel, dim3(1), dim3(128), 8192, nullptr, 5, out.p),
+        cr_assert_eq(emu_launch(pipelined_kernel, dim3(1), dim3(128), 8192, nullptr, 5, out.p),
                      CONVND_OK, "%s", convnd_last_error());
         for (int t = 0; t < 128; ++t)
-            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", emu_order_name(o), t, out[t]);
+            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", order_name(o), t, out[t]);
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    use_order(CONVND_EMU_FORWARD, 0);
 }
 
+#ifndef CONVND_CONFORMANCE_GPU /* the emulator's poison and diagnostics: undefined on a GPU */
 Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
     for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+        use_order(o, 1);
         emu_buffer<float> out(384);
         cr_assert_eq(convnd_launch(group_kernel<0>, dim3(1), dim3(128), 8192, nullptr, out.p),
                      CONVND_OK, "%s", convnd_last_error());
@@ -293,7 +342,7 @@ Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
             cr_assert_eq(out[256 + t], 16.0f, "scale-d 1 onto the 0 it had at issue");
         }
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    use_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_wgmma, misuse_is_reported) {
@@ -321,15 +370,16 @@ Test(emu_wgmma, misuse_is_reported) {
  * the element, in every thread order. */
 Test(emu_wgmma, an_operand_changed_before_the_covering_wait_is_an_error) {
     for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+        use_order(o, 1);
         emu_buffer<float> out(384);
         cr_assert_eq(convnd_launch(group_kernel<4>, dim3(1), dim3(128), 8192, nullptr, out.p),
-                     CONVND_ERR_DEVICE, "%s", emu_order_name(o));
+                     CONVND_ERR_DEVICE, "%s", order_name(o));
         cr_assert(emu_contains(convnd_last_error(), "operand A (descriptor 0x") &&
                       emu_contains(convnd_last_error(), "element (0, 5) at shared address 0xa "
                                                         "changed from 0x3f80 to 0x4000 before the "
                                                         "wgmma.wait_group"),
-                  "%s: %s", emu_order_name(o), convnd_last_error());
+                  "%s: %s", order_name(o), convnd_last_error());
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    use_order(CONVND_EMU_FORWARD, 0);
 }
+#endif
