@@ -108,6 +108,10 @@ typedef struct convnd_emu_thread {
     uint64_t barriers;    /* __syncthreads calls so far in this block */
     const void *wait_key; /* CONVND_EMU_AT_WAIT: what it waits for, and how to describe it */
     const char *wait_what;
+    /* the mbarrier phase (address, parity) whose last try_wait returned false before it
+     * completed: the next try_wait on it blocks (device/emu_mbarrier.c) */
+    const void *timed_out_bar;
+    uint32_t timed_out_parity;
     struct convnd_emu_fiber *fiber;
 } convnd_emu_thread;
 

@@ -339,6 +339,7 @@ static void start_block(convnd_emu_worker *w, const convnd_emu_launch *launch, u
         t->state = CONVND_EMU_READY;
         t->barriers = 0;
         t->wait_key = NULL;
+        t->timed_out_bar = NULL;
     }
 }
 

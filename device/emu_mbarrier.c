@@ -153,9 +153,26 @@ int convnd_emu_mbarrier_test_wait_parity(uint64_t *bar, uint32_t parity) {
     return load(bar, "mbarrier.test_wait.parity").parity != (parity & 1u);
 }
 
+/* try_wait "is a potentially blocking instruction": a thread suspended on an incomplete phase
+ * resumes when it completes, or before, at a system-dependent time limit, with the predicate
+ * false (PTX ISA, mbarrier.test_wait/try_wait). The emulator takes that freedom at once: the
+ * first try_wait that finds the phase incomplete returns 0 without waiting, so a kernel that
+ * does not loop on the result (convnd_mbarrier_wait_parity does) runs ahead of the phase and
+ * reads what is not there yet. The thread's next try_wait on the same phase blocks until it
+ * completes, so a wait that can never complete is still reported, never spun on. */
 int convnd_emu_mbarrier_try_wait_parity(uint64_t *bar, uint32_t parity) {
-    while (load(bar, "mbarrier.try_wait.parity").parity == (parity & 1u))
-        convnd_emu_hopper_wait(bar, "mbarrier.try_wait.parity");
+    convnd_emu_thread *t = convnd_emu_self;
+    parity &= 1u;
+    if (load(bar, "mbarrier.try_wait.parity").parity == parity) {
+        if (t->timed_out_bar != bar || t->timed_out_parity != parity) {
+            t->timed_out_bar = bar;
+            t->timed_out_parity = parity;
+            return 0;
+        }
+        while (load(bar, "mbarrier.try_wait.parity").parity == parity)
+            convnd_emu_hopper_wait(bar, "mbarrier.try_wait.parity");
+    }
+    t->timed_out_bar = NULL;
     return 1;
 }
 

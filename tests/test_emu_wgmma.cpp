@@ -18,22 +18,6 @@
 
 namespace {
 
-#ifdef CONVND_CONFORMANCE_GPU
-const convnd_emu_order orders[1] = {CONVND_EMU_FORWARD}; /* one pass: the hardware orders */
-void use_order(convnd_emu_order, unsigned) {}
-const char *order_name(convnd_emu_order) {
-    return "gpu";
-}
-#else
-const convnd_emu_order orders[2] = {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE};
-void use_order(convnd_emu_order o, unsigned seed) {
-    convnd_emu_set_order(o, seed);
-}
-const char *order_name(convnd_emu_order o) {
-    return emu_order_name(o);
-}
-#endif
-
 /* Byte offset of element (r, k) of an operand in the canonical layouts (ISA 9.7.15.5.1.2,
  * written out as CUTLASS's GMMA layout atoms): K-major: ((8, m), (T, 2k)) : ((span, SBO),
  * (1, T or LBO)); MN-major swizzled: ((per_row, m), (8, k)) : ((1, LBO), (span, SBO)); MN-major
@@ -194,8 +178,8 @@ convnd_status run_mma(layout la, layout lb, int ksteps, const char *what, bool c
 } // namespace
 
 Test(emu_wgmma, k_major_operands_through_every_swizzle) {
-    for (convnd_emu_order o : orders) {
-        use_order(o, 1);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         /* none: core matrices 128 bytes; LBO steps K (4 core matrices for K = 32), SBO 8 rows */
         cr_assert_eq(
             (run_mma<convnd_bf16, 64>({false, 0, 128, 512}, {false, 0, 128, 512}, 2, "bf16 none")),
@@ -212,7 +196,7 @@ Test(emu_wgmma, k_major_operands_through_every_swizzle) {
                          "span %u: %s", s, convnd_last_error());
         }
     }
-    use_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_wgmma, mn_major_operands_through_every_swizzle) {
@@ -318,21 +302,21 @@ __global__ void pipelined_kernel(int blocks, float *out) {
 } // namespace
 
 Test(emu_wgmma, a_pipelined_mainloop_accumulates_every_block) {
-    for (convnd_emu_order o : orders) {
-        use_order(o, 1);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         emu_buffer<float> out(128);
         cr_assert_eq(emu_launch(pipelined_kernel, dim3(1), dim3(128), 8192, nullptr, 5, out.p),
                      CONVND_OK, "%s", convnd_last_error());
         for (int t = 0; t < 128; ++t)
-            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", order_name(o), t, out[t]);
+            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", emu_order_name(o), t, out[t]);
     }
-    use_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's poison and diagnostics: undefined on a GPU */
 Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
-    for (convnd_emu_order o : orders) {
-        use_order(o, 1);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         emu_buffer<float> out(384);
         cr_assert_eq(convnd_launch(group_kernel<0>, dim3(1), dim3(128), 8192, nullptr, out.p),
                      CONVND_OK, "%s", convnd_last_error());
@@ -342,7 +326,7 @@ Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
             cr_assert_eq(out[256 + t], 16.0f, "scale-d 1 onto the 0 it had at issue");
         }
     }
-    use_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_wgmma, misuse_is_reported) {
@@ -369,17 +353,17 @@ Test(emu_wgmma, misuse_is_reported) {
  * changed in between (a stage released or refilled too early) is an error at that wait, naming
  * the element, in every thread order. */
 Test(emu_wgmma, an_operand_changed_before_the_covering_wait_is_an_error) {
-    for (convnd_emu_order o : orders) {
-        use_order(o, 1);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         emu_buffer<float> out(384);
         cr_assert_eq(convnd_launch(group_kernel<4>, dim3(1), dim3(128), 8192, nullptr, out.p),
-                     CONVND_ERR_DEVICE, "%s", order_name(o));
+                     CONVND_ERR_DEVICE, "%s", emu_order_name(o));
         cr_assert(emu_contains(convnd_last_error(), "operand A (descriptor 0x") &&
                       emu_contains(convnd_last_error(), "element (0, 5) at shared address 0xa "
                                                         "changed from 0x3f80 to 0x4000 before the "
                                                         "wgmma.wait_group"),
-                  "%s: %s", order_name(o), convnd_last_error());
+                  "%s: %s", emu_order_name(o), convnd_last_error());
     }
-    use_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 #endif
