@@ -69,6 +69,8 @@ mkdir -p "$work"
 # pairs read the wrong columns); in the emulator's twin, the byte offset off by one row.
 # Mutant 60 is TF32's n-major B fragments through ldmatrix: the second k half read 8 elements
 # on (the 16-bit distance) instead of 4.
+# Mutant 61 is the emulator's mbarrier.try_wait without the ISA's time-limit freedom (it blocks
+# at once, as before): a kernel that does not loop on try_wait's result would pass.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -132,6 +134,7 @@ mutants=(
   "58^kernels/tc_warp_mma.cuh^convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j));^convnd_ldmatrix_at<4, B_KMAJOR>(b, b_tile, (int)sizeof(T) * b_ldsm_offset(k, j & ~2));^forced_schedules/*^"
   "59^device/mma_sync_emu.cuh^static_cast<const char *>(base) + byte_off^static_cast<const char *>(base) + (byte_off \x5e 16)^emu_mma_sync/*^"
   "60^kernels/tc_warp_mma.cuh^k + ((lane / 8) % 2) * QUAD);^k + ((lane / 8) % 2) * 8);^forced_schedules/*^"
+  "61^device/emu_mbarrier.c^            t->timed_out_parity = parity;\n            return 0;\n^            t->timed_out_parity = parity;\n^emu_mbarrier/*^"
 )
 
 want=("$@")
