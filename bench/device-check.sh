@@ -104,8 +104,8 @@ fi
 note "tests: $tests_line"
 
 # ---- 2b. the emulator's PTX tables on the hardware ---------------------------------------------
-# ldmatrix, mma.sync, stmatrix, wgmma and mbarrier unit-test kernels, built by nvcc (tests/gpu/):
-# the same checks the emulated device passes, element by element. Appended to tests.log.
+# ldmatrix, mma.sync, stmatrix, wgmma, mbarrier and TMA unit-test kernels, built by nvcc
+# (tests/gpu/): the same checks the emulated device passes. Appended to tests.log.
 conf="$build/tests/convnd_gpu_conformance"
 if [ "$device" = gpu ] && [ -x "$conf" ]; then
   t0=$(elapsed)

@@ -39,7 +39,7 @@
 #include "planted_bugs.h"
 
 #if defined(CONVND_GPU) && CONVND_GPU
-#include <cuda.h>
+#include "hopper_tmap_gpu.cuh"
 #endif
 
 /* Full unrolling keeps the accumulators in registers on the GPU; the emulator gains nothing from
@@ -302,54 +302,12 @@ __global__ void __launch_bounds__(CONVND_HOPPER_THREADS, 1)
 
 /* ---- host side ----------------------------------------------------------------------------- */
 
-/* Tensor maps: the emulator's encoder, or the driver's through its entry point. */
+/* Tensor maps: the emulator's encoder, or the driver's (hopper_tmap_gpu.cuh). */
 static convnd_status hopper_encode(convnd_tmap *map, const convnd_tmap_desc *d, bool im2col) {
 #if defined(CONVND_EMU) && CONVND_EMU
     return im2col ? convnd_emu_tmap_encode_im2col(map, d) : convnd_emu_tmap_encode_tiled(map, d);
 #else
-    const CUtensorMapDataType dt = d->dtype == CONVND_F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                   : d->dtype == CONVND_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    cudaDriverEntryPointQueryResult q;
-    void *fn = nullptr;
-    const char *name = im2col ? "cuTensorMapEncodeIm2col" : "cuTensorMapEncodeTiled";
-    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess || !fn)
-        return convnd_error(CONVND_ERR_DEVICE, "hopper_igemm: driver entry point %s not found",
-                            name);
-    cuuint64_t dims[5], strides[4];
-    cuuint32_t box[5], es[5];
-    for (uint32_t i = 0; i < d->rank; ++i) {
-        dims[i] = d->dims[i];
-        box[i] = d->box[i];
-        es[i] = d->element_strides[i];
-        if (i + 1 < d->rank) strides[i] = d->strides[i];
-    }
-    const CUtensorMapSwizzle sw = (CUtensorMapSwizzle)d->swizzle;
-    CUresult r;
-    if (im2col) {
-        typedef CUresult (*enc_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                  const cuuint64_t *, const cuuint64_t *, const int *, const int *,
-                                  cuuint32_t, cuuint32_t, const cuuint32_t *, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                  CUtensorMapFloatOOBfill);
-        r = ((enc_t)fn)((CUtensorMap *)map, dt, d->rank, const_cast<void *>(d->address), dims,
-                        strides, d->lower_corner, d->upper_corner, d->channels_per_pixel,
-                        d->pixels_per_column, es, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    } else {
-        typedef CUresult (*enc_t)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                  const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                  const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-        r = ((enc_t)fn)((CUtensorMap *)map, dt, d->rank, const_cast<void *>(d->address), dims,
-                        strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    }
-    if (r != CUDA_SUCCESS)
-        return convnd_error(CONVND_ERR_DEVICE, "hopper_igemm: %s failed with CUresult %d", name,
-                            (int)r);
-    return CONVND_OK;
+    return convnd_gpu_tmap_encode(map, d, im2col);
 #endif
 }
 

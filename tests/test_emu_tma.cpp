@@ -2,10 +2,18 @@
  * (traversal, element strides, zero fill, swizzled shared-memory writes, complete_tx of the full
  * box) and stores with their bulk-group wait, against the PTX ISA's definitions (5.5 "Tensors",
  * cp.async.bulk.tensor). Expected values are computed here from those definitions,
- * independently of device/emu_tma.c. Every kernel test runs in two thread orders. */
+ * independently of device/emu_tma.c. Every kernel test runs in two thread orders. Less the
+ * emulator's copy modes and diagnostics, the same checks run on a GPU in convnd_gpu_conformance
+ * (tests/gpu/), with the maps encoded by the driver: the encoder's cases then check that the
+ * driver refuses what the emulator's encoder refuses. */
+#ifndef CONVND_CONFORMANCE_GPU /* tests/gpu/ builds this file for a GPU */
 #define CONVND_EMU 1
+#endif
 #include "portability.cuh"
 #include "hopper_primitives.cuh"
+#ifdef CONVND_CONFORMANCE_GPU
+#include "hopper_tmap_gpu.cuh"
+#endif
 
 #include <criterion/criterion.h>
 
@@ -13,7 +21,26 @@
 
 namespace {
 
-const convnd_emu_order orders[2] = {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE};
+/* The encoder of the device the kernels run on: the emulator's, or the driver's. */
+convnd_status encode(convnd_tmap *map, const convnd_tmap_desc *d, bool im2col) {
+#ifdef CONVND_CONFORMANCE_GPU
+    return convnd_gpu_tmap_encode(map, d, im2col);
+#else
+    return im2col ? convnd_emu_tmap_encode_im2col(map, d) : convnd_emu_tmap_encode_tiled(map, d);
+#endif
+}
+
+/* A desc the encoder must refuse: on the emulated device with an invalid-argument error naming
+ * the rule (`expect`); the driver says only that it refused. */
+void expect_refused(convnd_status st, const char *expect) {
+#ifdef CONVND_CONFORMANCE_GPU
+    cr_assert_neq(st, CONVND_OK, "the driver accepted what the emulator refuses: %s", expect);
+#else
+    cr_assert_eq(st, CONVND_ERR_INVALID_ARGUMENT, "%s accepted", expect);
+    cr_assert(emu_contains(convnd_last_error(), expect), "expected '%s' in: %s", expect,
+              convnd_last_error());
+#endif
+}
 
 convnd_tmap_desc tiled_desc(const float *g, uint32_t rank) {
     return convnd_tmap_desc_make(CONVND_F32, rank, g);
@@ -36,8 +63,10 @@ template <int R, bool EARLY>
 __global__ void load_kernel(const CONVND_GRID_CONSTANT convnd_tmap map, int32_t c0, int32_t c1,
                             int32_t c2, uint32_t expect_bytes, uint32_t box_floats, float *out,
                             float *early) {
-    CONVND_DYNAMIC_SHARED(float, box);
+    CONVND_DYNAMIC_SHARED(unsigned char, raw);
     CONVND_SHARED(uint64_t, bar, [1]);
+    /* the box at a 1024-byte aligned shared address: the swizzle patterns are of the address */
+    float *box = reinterpret_cast<float *>(raw + (1024 - convnd_smem_addr(raw) % 1024) % 1024);
     const unsigned t = threadIdx.x;
     if (t == 0) {
         convnd_mbarrier_init(&bar[0], 1);
@@ -66,7 +95,7 @@ convnd_tmap counting_matrix(emu_buffer<float> &g) {
         g[i] = (float)i + 0.5f;
     convnd_tmap map;
     convnd_tmap_desc d = matrix_desc(g.p);
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
+    cr_assert_eq(encode(&map, &d, false), CONVND_OK);
     return map;
 }
 
@@ -74,8 +103,8 @@ template <int R, bool EARLY = false>
 convnd_status run_load(const convnd_tmap &map, const int32_t *c, uint32_t expect_bytes,
                        uint32_t box_floats, float *out, float *early = nullptr) {
     auto k = &load_kernel<R, EARLY>;
-    return convnd_launch(k, dim3(1), dim3(64), box_floats * 4, nullptr, map, c[0], R > 1 ? c[1] : 0,
-                         R > 2 ? c[2] : 0, expect_bytes, box_floats, out, early);
+    return emu_launch(k, dim3(1), dim3(64), box_floats * 4 + 1024, nullptr, map, c[0],
+                      R > 1 ? c[1] : 0, R > 2 ? c[2] : 0, expect_bytes, box_floats, out, early);
 }
 
 } // namespace
@@ -106,16 +135,13 @@ Test(emu_tma, the_encoder_applies_the_driver_rules) {
         b.edit(&d);
         convnd_tmap map;
         memset(&map, 0xAB, sizeof map);
-        cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_ERR_INVALID_ARGUMENT,
-                     "%s accepted", b.expect);
-        cr_assert(emu_contains(convnd_last_error(), b.expect), "expected '%s' in: %s", b.expect,
-                  convnd_last_error());
+        expect_refused(encode(&map, &d, false), b.expect);
         for (size_t i = 0; i < sizeof map; ++i)
             cr_assert_eq(map.opaque[i], 0xAB, "map written on error (%s)", b.expect);
     }
     convnd_tmap map;
     convnd_tmap_desc d = matrix_desc(g.p);
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(encode(&map, &d, false), CONVND_OK, "%s", convnd_last_error());
 }
 
 Test(emu_tma, im2col_corners_follow_the_rank) {
@@ -133,31 +159,25 @@ Test(emu_tma, im2col_corners_follow_the_rank) {
     convnd_tmap map;
     d.lower_corner[0] = -128;
     d.upper_corner[1] = 127;
-    cr_assert_eq(convnd_emu_tmap_encode_im2col(&map, &d), CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(encode(&map, &d, true), CONVND_OK, "%s", convnd_last_error());
     d.lower_corner[1] = -129; /* 4-D: 8-bit corners */
-    cr_assert_eq(convnd_emu_tmap_encode_im2col(&map, &d), CONVND_ERR_INVALID_ARGUMENT);
-    cr_assert(
-        emu_contains(convnd_last_error(), "pixelBoxLowerCorner[1]=-129 is outside [-128, 127]"),
-        "%s", convnd_last_error());
+    expect_refused(encode(&map, &d, true), "pixelBoxLowerCorner[1]=-129 is outside [-128, 127]");
     d.lower_corner[1] = 0;
     d.pixels_per_column = 1025;
-    cr_assert_eq(convnd_emu_tmap_encode_im2col(&map, &d), CONVND_ERR_INVALID_ARGUMENT);
-    cr_assert(emu_contains(convnd_last_error(), "pixelsPerColumn=1025"), "%s", convnd_last_error());
+    expect_refused(encode(&map, &d, true), "pixelsPerColumn=1025");
     d.pixels_per_column = 64;
     d.rank = 5; /* 5-D: 5-bit corners, -128 is out */
     d.dims[4] = 1;
     d.strides[3] = 2048;
-    cr_assert_eq(convnd_emu_tmap_encode_im2col(&map, &d), CONVND_ERR_INVALID_ARGUMENT);
-    cr_assert(emu_contains(convnd_last_error(), "outside [-16, 15] for rank 5"), "%s",
-              convnd_last_error());
+    expect_refused(encode(&map, &d, true), "outside [-16, 15] for rank 5");
 }
 
 Test(emu_tma, a_tiled_load_zero_fills_out_of_bounds_and_completes_the_full_box) {
     emu_buffer<float> g(200), out(32), early(32);
     const convnd_tmap map = counting_matrix(g);
     const int32_t c[2] = {16, 8}; /* columns 16..23 of 20, rows 8..11 of 10 */
-    for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         cr_assert_eq((run_load<2, true>(map, c, 128, 32, out.p, early.p)), CONVND_OK, "%s",
                      convnd_last_error());
         for (int r = 0; r < 4; ++r)
@@ -165,12 +185,15 @@ Test(emu_tma, a_tiled_load_zero_fills_out_of_bounds_and_completes_the_full_box) 
                 const int row = 8 + r, col = 16 + k;
                 const float expect = row < 10 && col < 20 ? g[row * 20 + col] : 0.0f;
                 cr_assert_eq(out[r * 8 + k], expect, "%s (%d, %d)", emu_order_name(o), r, k);
+#ifndef CONVND_CONFORMANCE_GPU /* on a GPU the box may land any time before the wait */
                 cr_assert(isnan(early[r * 8 + k]), "the box is visible before the wait");
+#endif
             }
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
+#ifndef CONVND_CONFORMANCE_GPU /* the emulator's copy modes and diagnostics */
 /* The other end of a load's window (CONVND_EMU_COPIES=early): the box lands at issue, so the
  * issuing thread, and in forward order every thread, sees it before the wait; mixed lands each
  * load at one end or the other, and the result after the wait is the same in every mode. */
@@ -180,7 +203,7 @@ Test(emu_tma, early_copies_land_a_load_at_issue) {
     const int32_t c[2] = {4, 2};
     const convnd_emu_copies modes[2] = {CONVND_EMU_COPIES_EARLY, CONVND_EMU_COPIES_MIXED};
     for (convnd_emu_copies m : modes) {
-        convnd_emu_set_order(CONVND_EMU_FORWARD, 1);
+        emu_set_order(CONVND_EMU_FORWARD, 1);
         convnd_emu_set_copies(m, 3);
         cr_assert_eq((run_load<2, true>(map, c, 128, 32, out.p, early.p)), CONVND_OK, "%s",
                      convnd_last_error());
@@ -194,8 +217,10 @@ Test(emu_tma, early_copies_land_a_load_at_issue) {
             }
     }
     convnd_emu_set_copies(CONVND_EMU_COPIES_LATE, 0);
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
+
+#endif
 
 Test(emu_tma, element_strides_skip_elements_and_shrink_the_box) {
     emu_buffer<float> g(20 * 10 * 3), out(64);
@@ -212,7 +237,7 @@ Test(emu_tma, element_strides_skip_elements_and_shrink_the_box) {
     d.box[2] = 2;
     d.element_strides[1] = 2; /* rows r, r+2, r+4: ceil(5/2) = 3 of them */
     convnd_tmap map;
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK, "%s", convnd_last_error());
+    cr_assert_eq(encode(&map, &d, false), CONVND_OK, "%s", convnd_last_error());
     const int32_t c[3] = {4, 7, 1};
     const uint32_t floats = 8 * 3 * 2;
     cr_assert_eq(run_load<3>(map, c, floats * 4, floats, out.p), CONVND_OK, "%s",
@@ -241,7 +266,7 @@ Test(emu_tma, swizzled_loads_xor_the_16_byte_chunk_with_the_row) {
         d.box[1] = 8;
         d.swizzle = (convnd_tmap_swizzle)(s + 1);
         convnd_tmap map;
-        cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK, "%s", convnd_last_error());
+        cr_assert_eq(encode(&map, &d, false), CONVND_OK, "%s", convnd_last_error());
         const int32_t c[2] = {0, 3};
         cr_assert_eq(run_load<2>(map, c, cols * 8 * 4, cols * 8, out.p), CONVND_OK, "%s",
                      convnd_last_error());
@@ -259,14 +284,15 @@ Test(emu_tma, swizzled_loads_xor_the_16_byte_chunk_with_the_row) {
     }
 }
 
+#ifndef CONVND_CONFORMANCE_GPU /* the emulator's copy modes and diagnostics */
 Test(emu_tma, a_wrong_expect_tx_byte_count_is_caught) {
     emu_buffer<float> g(200), out(32);
     convnd_tmap map;
     convnd_tmap_desc d = matrix_desc(g.p);
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
+    cr_assert_eq(encode(&map, &d, false), CONVND_OK);
     const int32_t c[2] = {0, 0};
-    for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         cr_assert_eq(run_load<2>(map, c, 64, 32, out.p), CONVND_ERR_DEVICE); /* box is 128 */
         cr_assert(emu_contains(convnd_last_error(), "transaction count underflow"), "%s",
                   convnd_last_error());
@@ -274,8 +300,10 @@ Test(emu_tma, a_wrong_expect_tx_byte_count_is_caught) {
         cr_assert(emu_contains(convnd_last_error(), "tx-count 128 bytes"), "%s",
                   convnd_last_error());
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
+
+#endif
 
 namespace {
 
@@ -330,14 +358,13 @@ Test(emu_tma, im2col_walks_the_bounding_box_with_the_tap_as_offset) {
     const int starts[2] = {0, 5}, counts[2] = {N * O * O, 8};
     for (int v = 0; v < 2; ++v) {
         d.pixels_per_column = (uint32_t)counts[v];
-        cr_assert_eq(convnd_emu_tmap_encode_im2col(&map, &d), CONVND_OK, "%s", convnd_last_error());
+        cr_assert_eq(encode(&map, &d, true), CONVND_OK, "%s", convnd_last_error());
         const int p0 = starts[v];
         const int n0 = p0 / (O * O), ho0 = p0 / O % O, wo0 = p0 % O;
-        for (convnd_emu_order o : orders) {
-            convnd_emu_set_order(o, 1);
-            cr_assert_eq(convnd_launch(im2col_kernel, dim3(1), dim3(64), counts[v] * C * 4, nullptr,
-                                       map, wo0 * S - P, ho0 * S - P, n0, (uint32_t)counts[v],
-                                       out.p),
+        for (convnd_emu_order o : emu_orders()) {
+            emu_set_order(o, 1);
+            cr_assert_eq(emu_launch(im2col_kernel, dim3(1), dim3(64), counts[v] * C * 4, nullptr,
+                                    map, wo0 * S - P, ho0 * S - P, n0, (uint32_t)counts[v], out.p),
                          CONVND_OK, "%s", convnd_last_error());
             for (int tap = 0; tap < 9; ++tap)
                 for (int q = 0; q < counts[v]; ++q) {
@@ -353,7 +380,7 @@ Test(emu_tma, im2col_walks_the_bounding_box_with_the_tap_as_offset) {
                 }
         }
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 namespace {
@@ -381,12 +408,12 @@ Test(emu_tma, a_store_writes_only_in_bounds_elements) {
     emu_buffer<float> g(200);
     convnd_tmap map;
     convnd_tmap_desc d = matrix_desc(g.p);
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
-    for (convnd_emu_order o : orders) {
-        convnd_emu_set_order(o, 1);
+    cr_assert_eq(encode(&map, &d, false), CONVND_OK);
+    for (convnd_emu_order o : emu_orders()) {
+        emu_set_order(o, 1);
         memset(g.p, 0xFF, 200 * 4);
         auto k = &store_kernel<true, true>;
-        cr_assert_eq(convnd_launch(k, dim3(1), dim3(64), 128, nullptr, map, 16, 8), CONVND_OK, "%s",
+        cr_assert_eq(emu_launch(k, dim3(1), dim3(64), 128, nullptr, map, 16, 8), CONVND_OK, "%s",
                      convnd_last_error());
         for (int row = 0; row < 10; ++row)
             for (int col = 0; col < 20; ++col) {
@@ -398,14 +425,15 @@ Test(emu_tma, a_store_writes_only_in_bounds_elements) {
                     cr_assert(isnan(v), "(%d, %d) outside the box written", row, col);
             }
     }
-    convnd_emu_set_order(CONVND_EMU_FORWARD, 0);
+    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
+#ifndef CONVND_CONFORMANCE_GPU /* the emulator's copy modes and diagnostics */
 Test(emu_tma, a_store_without_fence_proxy_async_or_without_its_wait_is_an_error) {
     emu_buffer<float> g(200);
     convnd_tmap map;
     convnd_tmap_desc d = matrix_desc(g.p);
-    cr_assert_eq(convnd_emu_tmap_encode_tiled(&map, &d), CONVND_OK);
+    cr_assert_eq(encode(&map, &d, false), CONVND_OK);
     auto no_fence = &store_kernel<false, true>;
     cr_assert_eq(convnd_launch(no_fence, dim3(1), dim3(64), 128, nullptr, map, 0, 0),
                  CONVND_ERR_DEVICE);
@@ -417,3 +445,4 @@ Test(emu_tma, a_store_without_fence_proxy_async_or_without_its_wait_is_an_error)
     cr_assert(emu_contains(convnd_last_error(), "cp.async.bulk.wait_group"), "%s",
               convnd_last_error());
 }
+#endif

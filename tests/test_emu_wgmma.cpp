@@ -56,7 +56,9 @@ __global__ void mma_kernel(const T *a, const uint32_t *a_off, uint32_t a_count, 
                            const uint32_t *b_off, uint32_t b_count, uint64_t desc_a,
                            uint64_t desc_b, uint32_t a_step, uint32_t b_step, int ksteps, int trans,
                            float *out, float *early) {
-    CONVND_DYNAMIC_SHARED(unsigned char, smem);
+    CONVND_DYNAMIC_SHARED(unsigned char, raw);
+    /* 1024-byte aligned: the swizzle patterns are of the shared address */
+    unsigned char *smem = raw + (1024 - convnd_smem_addr(raw) % 1024) % 1024;
     const unsigned t = threadIdx.x;
     for (uint32_t i = t; i < a_count; i += 128)
         memcpy(smem + a_off[i], &a[i], sizeof(T));
@@ -151,9 +153,9 @@ convnd_status run_mma(layout la, layout lb, int ksteps, const char *what, bool c
     const uint64_t db = convnd_wgmma_desc(0, lb.lbo, lb.sbo, swizzle_code(lb.swz));
     typedef typename wgmma_of<T>::type W;
     auto k = &mma_kernel<T, W, N, FENCE, EARLY>;
-    const convnd_status st = emu_launch(k, dim3(1), dim3(128), 65536, nullptr, a.p, ao.p, 64 * K,
-                                        b.p, bo.p, (uint32_t)N * K, da, db, a_step, b_step, ksteps,
-                                        (int)la.mn_major | 2 * (int)lb.mn_major, out.p, early.p);
+    const convnd_status st = emu_launch(
+        k, dim3(1), dim3(128), 65536 + 1024, nullptr, a.p, ao.p, 64 * K, b.p, bo.p, (uint32_t)N * K,
+        da, db, a_step, b_step, ksteps, (int)la.mn_major | 2 * (int)lb.mn_major, out.p, early.p);
     if (st != CONVND_OK || !check) return st;
     for (int m = 0; m < 64; ++m)
         for (int n = 0; n < N; ++n) {
