@@ -34,7 +34,7 @@ template <int NUM, bool TRANS, bool AT = false> void check_ldmatrix() {
     emu_shuffled_slots(slot_of_row, 32, &rng);  /* rows at shuffled slots */
     for (int o = 0; o < test_order_count(); ++o) {
         test_order_apply(o);
-        memset(out.p, 0xFF, 32 * NUM * sizeof(uint32_t));
+        out.poison();
         auto k = &ldmatrix_kernel<NUM, TRANS, AT>;
         cr_assert_eq(emu_launch(k, dim3(1), dim3(32), 0, nullptr, ids.p, slot_of_row.p, out.p),
                      CONVND_OK, "%s", convnd_last_error());
@@ -111,7 +111,7 @@ template <typename T> struct mma_case {
     template <class F> void run(F kernel, const char *what, bool b_kn = true) {
         for (int o = 0; o < test_order_count(); ++o) {
             test_order_apply(o);
-            memset(d.p, 0xFF, (size_t)M * N * sizeof(float));
+            d.poison();
             cr_assert_eq(emu_launch(kernel, dim3(1), dim3(32), 0, nullptr, a.p, b.p, c.p, d.p),
                          CONVND_OK, "%s", convnd_last_error());
             check(what, test_order_name(o), b_kn);

@@ -35,7 +35,7 @@ template <int NUM, bool TRANS> void check_stmatrix() {
     emu_shuffled_slots(slot_of_row, 32, &rng); /* rows at shuffled slots */
     for (int o = 0; o < test_order_count(); ++o) {
         test_order_apply(o);
-        memset(out.p, 0xFF, 64 * NUM * sizeof(uint16_t));
+        out.poison();
         auto k = &stmatrix_kernel<NUM, TRANS>;
         cr_assert_eq(emu_launch(k, dim3(1), dim3(32), 0, nullptr, in.p, slot_of_row.p, out.p),
                      CONVND_OK, "%s", convnd_last_error());

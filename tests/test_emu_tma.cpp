@@ -411,7 +411,7 @@ Test(emu_tma, a_store_writes_only_in_bounds_elements) {
     cr_assert_eq(encode(&map, &d, false), CONVND_OK);
     for (convnd_emu_order o : emu_orders()) {
         emu_set_order(o, 1);
-        memset(g.p, 0xFF, 200 * 4);
+        g.poison();
         auto k = &store_kernel<true, true>;
         cr_assert_eq(emu_launch(k, dim3(1), dim3(64), 128, nullptr, map, 16, 8), CONVND_OK, "%s",
                      convnd_last_error());

@@ -1,12 +1,12 @@
 /* Helpers shared by the emulated-device tests (tests/test_emu_*.cpp). Each test file defines
  * CONVND_EMU before including portability.cuh, so its kernels run on the emulated device.
  *
- * The primitive tests whose kernels are plain CUDA (mma_sync, stmatrix, wgmma) are also built with
- * nvcc into convnd_gpu_conformance (tests/gpu/), with CONVND_CONFORMANCE_GPU defined and
- * CONVND_EMU not: the same kernels and the same checks then run on a GPU, so the emulator's
- * tables and the hardware are checked against each other. Their launches go through emu_launch
- * (synchronous on both devices) and their buffers through emu_buffer (managed memory on a GPU);
- * tests of emulator-only diagnostics are left out of that build. */
+ * The primitive tests whose kernels are plain CUDA (mma_sync, stmatrix, wgmma, mbarrier, tma) are
+ * also built with nvcc into convnd_gpu_conformance (tests/gpu/), with CONVND_CONFORMANCE_GPU
+ * defined and CONVND_EMU not: the same kernels and the same checks then run on a GPU, so the
+ * emulator's tables and the hardware are checked against each other. Their launches go through
+ * emu_launch (synchronous on both devices) and their buffers through emu_buffer (mirrored in device
+ * memory on a GPU); tests of emulator-only diagnostics are left out of that build. */
 #ifndef CONVND_TEST_EMU_UTIL_H
 #define CONVND_TEST_EMU_UTIL_H
 
@@ -26,37 +26,71 @@ extern "C" {
 #include "test_random.h"
 }
 
-/* Buffers the host fills and reads and the kernels use directly: host memory on the emulated
- * device, 64-byte aligned as cudaMalloc's would be (WMMA needs 32); managed memory on a GPU. */
+#ifdef CONVND_CONFORMANCE_GPU
+/* On a GPU each emu_buffer is a host copy plus plain device memory (no managed memory: the lent
+ * machine's rule), kept in a list that emu_launch copies to the device before a launch and back
+ * after it. */
+struct emu_mirror {
+    void *host, *dev;
+    size_t bytes;
+    emu_mirror *next;
+};
+static inline emu_mirror *&emu_mirrors() {
+    static emu_mirror *head = nullptr;
+    return head;
+}
+static inline void emu_mirrors_copy(bool to_device) {
+    for (emu_mirror *m = emu_mirrors(); m; m = m->next) {
+        const cudaError_t e = to_device
+                                  ? cudaMemcpy(m->dev, m->host, m->bytes, cudaMemcpyHostToDevice)
+                                  : cudaMemcpy(m->host, m->dev, m->bytes, cudaMemcpyDeviceToHost);
+        cr_assert_eq(e, cudaSuccess, "cudaMemcpy of %zu bytes: %s", m->bytes,
+                     cudaGetErrorString(e));
+    }
+}
+#endif
+
+/* Buffers the host fills and reads (operator[], h) and the kernels use (p): on the emulated
+ * device one host allocation, 64-byte aligned as cudaMalloc's would be (WMMA needs 32); on a GPU
+ * device memory at p mirrored by h. */
 template <typename T> struct emu_buffer {
-    T *p;
+    T *p, *h;
     size_t n;
     explicit emu_buffer(size_t count) : n(count) {
         const size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
+        h = static_cast<T *>(aligned_alloc(64, bytes));
+        p = h;
 #ifdef CONVND_CONFORMANCE_GPU
-        void *m = nullptr;
-        const cudaError_t e = cudaMallocManaged(&m, bytes);
-        cr_assert_eq(e, cudaSuccess, "cudaMallocManaged(%zu): %s", bytes, cudaGetErrorString(e));
-        p = static_cast<T *>(m);
-#else
-        p = static_cast<T *>(aligned_alloc(64, bytes));
+        const cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&p), bytes);
+        cr_assert_eq(e, cudaSuccess, "cudaMalloc(%zu): %s", bytes, cudaGetErrorString(e));
+        mirror = {h, p, bytes, emu_mirrors()};
+        emu_mirrors() = &mirror;
 #endif
-        memset((void *)p, 0xFF, count * sizeof(T)); /* poison: what the kernel misses shows */
+        poison();
     }
-#ifdef CONVND_CONFORMANCE_GPU
     ~emu_buffer() {
+#ifdef CONVND_CONFORMANCE_GPU
+        for (emu_mirror **m = &emu_mirrors(); *m; m = &(*m)->next)
+            if (*m == &mirror) {
+                *m = mirror.next;
+                break;
+            }
         cudaFree(p);
-    }
-#else
-    ~emu_buffer() {
-        free(p);
-    }
 #endif
+        free(h);
+    }
     emu_buffer(const emu_buffer &) = delete;
     emu_buffer &operator=(const emu_buffer &) = delete;
     T &operator[](size_t i) {
-        return p[i];
+        return h[i];
     }
+    /* every byte 0xFF: what a kernel does not write shows (NaN in floats) */
+    void poison() {
+        memset((void *)h, 0xFF, n * sizeof(T));
+    }
+#ifdef CONVND_CONFORMANCE_GPU
+    emu_mirror mirror;
+#endif
 };
 
 /* slot[r] for rows r = 0..n-1: a random permutation (Fisher-Yates), so that a primitive taking one
@@ -71,9 +105,14 @@ static inline void emu_shuffled_slots(emu_buffer<int> &slot, int n, test_rng *rn
     }
 }
 
-/* A launch's status once the kernel has finished: the emulated device runs it within the launch;
- * on a GPU the host waits for it (it reads the results next), and a fault becomes a device
- * error. */
+/* Around a launch: on a GPU the buffers go to the device before it; after it the host waits
+ * for the kernel (it reads the results next), a fault becomes a device error, and the buffers
+ * come back. The emulated device runs the kernel within the launch, on the buffers. */
+static inline void emu_starting() {
+#ifdef CONVND_CONFORMANCE_GPU
+    emu_mirrors_copy(true);
+#endif
+}
 static inline convnd_status emu_finished(convnd_status st) {
 #ifdef CONVND_CONFORMANCE_GPU
     if (st != CONVND_OK) return st;
@@ -81,10 +120,11 @@ static inline convnd_status emu_finished(convnd_status st) {
     if (e != cudaSuccess)
         return convnd_error(CONVND_ERR_DEVICE, "kernel failed on the GPU: %s",
                             cudaGetErrorString(e));
+    emu_mirrors_copy(false);
 #endif
     return st;
 }
-#define emu_launch(...) emu_finished(convnd_launch(__VA_ARGS__))
+#define emu_launch(...) (emu_starting(), emu_finished(convnd_launch(__VA_ARGS__)))
 
 /* The thread orders of a primitive test, `for (convnd_emu_order o : emu_orders())` then
  * emu_set_order(o, 1): forward and reverse on the emulated device; on a GPU one pass, in the
