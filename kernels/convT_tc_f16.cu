@@ -2,6 +2,4 @@
 #include "portability.cuh"
 #include "convT_tc.cuh"
 
-extern "C" convnd_status CONVND_LAUNCHER(convT_tc_f16)(const convnd_launch_args *a) {
-    return CONVND_NS::convT_tc_launch<convnd_half>(a);
-}
+CONVND_TC_UNIT(convT_tc_f16, convnd_half, convT_tc_config, convT_tc_launch)

@@ -3,6 +3,4 @@
 #include "portability.cuh"
 #include "convT_tc.cuh"
 
-extern "C" convnd_status CONVND_LAUNCHER(convT_tc_tf32)(const convnd_launch_args *a) {
-    return CONVND_NS::convT_tc_launch<float>(a);
-}
+CONVND_TC_UNIT(convT_tc_tf32, float, convT_tc_config, convT_tc_launch)

@@ -2,6 +2,4 @@
 #include "portability.cuh"
 #include "igemm_tc.cuh"
 
-extern "C" convnd_status CONVND_LAUNCHER(igemm_tc_tf32)(const convnd_launch_args *a) {
-    return CONVND_NS::igemm_tc_launch<float>(a);
-}
+CONVND_TC_UNIT(igemm_tc_tf32, float, igemm_tc_config, igemm_tc_launch)
