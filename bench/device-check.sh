@@ -107,6 +107,9 @@ note "tests: $tests_line"
 # ldmatrix, mma.sync, stmatrix, wgmma, mbarrier and TMA unit-test kernels, built by nvcc
 # (tests/gpu/): the same checks the emulated device passes. Appended to tests.log.
 conf="$build/tests/convnd_gpu_conformance"
+if [ "$device" = gpu ]; then # not in the build's `all`: its failure must not cost the rest
+  bounded 90 cmake --build "$build" --target convnd_gpu_conformance -j"$jobs" >>"$out/build.log" 2>&1
+fi
 if [ "$device" = gpu ] && [ -x "$conf" ]; then
   t0=$(elapsed)
   echo "==== convnd_gpu_conformance" >>"$out/tests.log"
