@@ -11,6 +11,9 @@
 #include <criterion/criterion.h>
 
 #include "test_emu_util.h"
+extern "C" {
+#include "test_orders.h"
+}
 
 namespace {
 
@@ -123,14 +126,13 @@ template <int CASE> __global__ void misuse_kernel(int *out) {
 }
 
 void run_misuse(convnd_status (*launch)(int *), const char *expect) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<int> out(4);
-        cr_assert_eq(launch(out.p), CONVND_ERR_DEVICE, "%s: %s", emu_order_name(o), expect);
+        cr_assert_eq(launch(out.p), CONVND_ERR_DEVICE, "%s: %s", test_order_name(o), expect);
         cr_assert(emu_contains(convnd_last_error(), expect), "%s: expected '%s' in: %s",
-                  emu_order_name(o), expect, convnd_last_error());
+                  test_order_name(o), expect, convnd_last_error());
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 template <int CASE> convnd_status launch_misuse(int *out) {
@@ -190,14 +192,14 @@ template <int CASE> __global__ void setmaxnreg_kernel(int *out) {
 } // namespace
 
 Test(emu_mbarrier, a_phase_completes_when_every_arrival_happened) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<int> out(320);
         cr_assert_eq(emu_launch(phase_kernel<true>, dim3(2), dim3(64), 0, nullptr, out.p),
                      CONVND_OK, "%s", convnd_last_error());
         int timeouts = 0;
         for (int t = 0; t < 64; ++t) {
-            cr_assert_eq(out[t], 3 * 63 * 64 / 2, "%s thread %d", emu_order_name(o), t);
+            cr_assert_eq(out[t], 3 * 63 * 64 / 2, "%s thread %d", test_order_name(o), t);
             cr_assert_eq(out[64 + t], 0, "arrive's state names phase parity 0");
             cr_assert_eq(out[128 + t], 1, "parity-0 phase complete");
             cr_assert_eq(out[192 + t], 0, "parity-1 phase still pending");
@@ -207,36 +209,34 @@ Test(emu_mbarrier, a_phase_completes_when_every_arrival_happened) {
         /* the first thread to try_wait finds 63 arrivals pending: the emulator returns false
          * there (the ISA's time limit), then blocks on the thread's next try */
         cr_assert(timeouts >= 1 && timeouts <= 63, "%s: %d try_waits returned false",
-                  emu_order_name(o), timeouts);
+                  test_order_name(o), timeouts);
 #else
         (void)timeouts; /* the hardware's time limit: any count */
 #endif
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's diagnostics: undefined on a GPU */
 /* A kernel that takes try_wait's false for completion runs ahead of the phase: it reads the
  * shared memory the other threads have not written yet, in every thread order. */
 Test(emu_mbarrier, a_try_wait_that_is_not_looped_on_runs_ahead_of_the_phase) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<int> out(320);
         cr_assert_eq(convnd_launch(phase_kernel<false>, dim3(1), dim3(64), 0, nullptr, out.p),
                      CONVND_OK, "%s", convnd_last_error());
         int wrong = 0;
         for (int t = 0; t < 64; ++t)
             wrong += out[t] != 3 * 63 * 64 / 2;
-        cr_assert(wrong >= 1, "%s: every thread saw the whole phase", emu_order_name(o));
+        cr_assert(wrong >= 1, "%s: every thread saw the whole phase", test_order_name(o));
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #endif
 
 Test(emu_mbarrier, a_full_empty_ring_passes_data_in_order) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         const int rounds = 7;
         emu_buffer<int> out(128);
         cr_assert_eq(emu_launch(ring_kernel, dim3(1), dim3(128), 0, nullptr, rounds, out.p),
@@ -245,15 +245,14 @@ Test(emu_mbarrier, a_full_empty_ring_passes_data_in_order) {
             int expect = 0;
             for (int r = 0; r < rounds; ++r)
                 expect += r * 100 + (t % 32 + t / 32) % 32;
-            cr_assert_eq(out[t], expect, "%s thread %d", emu_order_name(o), t);
+            cr_assert_eq(out[t], expect, "%s thread %d", test_order_name(o), t);
         }
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_mbarrier, the_phase_waits_for_the_transaction_count) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<int> out(3);
         cr_assert_eq(emu_launch(tx_kernel, dim3(1), dim3(3), 0, nullptr, out.p), CONVND_OK, "%s",
                      convnd_last_error());
@@ -261,7 +260,6 @@ Test(emu_mbarrier, the_phase_waits_for_the_transaction_count) {
         cr_assert_eq(out[1], 9);
         cr_assert_eq(out[2], 0, "complete after half the bytes");
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's diagnostics: undefined on a GPU */
@@ -284,15 +282,14 @@ Test(emu_mbarrier, use_before_init_and_bad_arguments_are_errors) {
 #endif
 
 Test(emu_named_barrier, bar_arrive_and_bar_sync_hand_over_data) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<int> out(64);
         cr_assert_eq(emu_launch(named_kernel, dim3(1), dim3(96), 0, nullptr, out.p), CONVND_OK,
                      "%s", convnd_last_error());
         for (int i = 0; i < 64; ++i)
-            cr_assert_eq(out[i], (i + 32 + 5) % 32 + 1000, "%s %d", emu_order_name(o), i);
+            cr_assert_eq(out[i], (i + 32 + 5) % 32 + 1000, "%s %d", test_order_name(o), i);
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's diagnostics: undefined on a GPU */

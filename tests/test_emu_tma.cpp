@@ -18,6 +18,9 @@
 #include <criterion/criterion.h>
 
 #include "test_emu_util.h"
+extern "C" {
+#include "test_orders.h"
+}
 
 namespace {
 
@@ -176,21 +179,20 @@ Test(emu_tma, a_tiled_load_zero_fills_out_of_bounds_and_completes_the_full_box) 
     emu_buffer<float> g(200), out(32), early(32);
     const convnd_tmap map = counting_matrix(g);
     const int32_t c[2] = {16, 8}; /* columns 16..23 of 20, rows 8..11 of 10 */
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         cr_assert_eq((run_load<2, true>(map, c, 128, 32, out.p, early.p)), CONVND_OK, "%s",
                      convnd_last_error());
         for (int r = 0; r < 4; ++r)
             for (int k = 0; k < 8; ++k) {
                 const int row = 8 + r, col = 16 + k;
                 const float expect = row < 10 && col < 20 ? g[row * 20 + col] : 0.0f;
-                cr_assert_eq(out[r * 8 + k], expect, "%s (%d, %d)", emu_order_name(o), r, k);
+                cr_assert_eq(out[r * 8 + k], expect, "%s (%d, %d)", test_order_name(o), r, k);
 #ifndef CONVND_CONFORMANCE_GPU /* on a GPU the box may land any time before the wait */
                 cr_assert(isnan(early[r * 8 + k]), "the box is visible before the wait");
 #endif
             }
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's copy modes and diagnostics */
@@ -203,7 +205,7 @@ Test(emu_tma, early_copies_land_a_load_at_issue) {
     const int32_t c[2] = {4, 2};
     const convnd_emu_copies modes[2] = {CONVND_EMU_COPIES_EARLY, CONVND_EMU_COPIES_MIXED};
     for (convnd_emu_copies m : modes) {
-        emu_set_order(CONVND_EMU_FORWARD, 1);
+        convnd_emu_set_order(CONVND_EMU_FORWARD, 1);
         convnd_emu_set_copies(m, 3);
         cr_assert_eq((run_load<2, true>(map, c, 128, 32, out.p, early.p)), CONVND_OK, "%s",
                      convnd_last_error());
@@ -217,7 +219,6 @@ Test(emu_tma, early_copies_land_a_load_at_issue) {
             }
     }
     convnd_emu_set_copies(CONVND_EMU_COPIES_LATE, 0);
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #endif
@@ -291,8 +292,8 @@ Test(emu_tma, a_wrong_expect_tx_byte_count_is_caught) {
     convnd_tmap_desc d = matrix_desc(g.p);
     cr_assert_eq(encode(&map, &d, false), CONVND_OK);
     const int32_t c[2] = {0, 0};
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         cr_assert_eq(run_load<2>(map, c, 64, 32, out.p), CONVND_ERR_DEVICE); /* box is 128 */
         cr_assert(emu_contains(convnd_last_error(), "transaction count underflow"), "%s",
                   convnd_last_error());
@@ -300,7 +301,6 @@ Test(emu_tma, a_wrong_expect_tx_byte_count_is_caught) {
         cr_assert(emu_contains(convnd_last_error(), "tx-count 128 bytes"), "%s",
                   convnd_last_error());
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #endif
@@ -361,8 +361,8 @@ Test(emu_tma, im2col_walks_the_bounding_box_with_the_tap_as_offset) {
         cr_assert_eq(encode(&map, &d, true), CONVND_OK, "%s", convnd_last_error());
         const int p0 = starts[v];
         const int n0 = p0 / (O * O), ho0 = p0 / O % O, wo0 = p0 % O;
-        for (convnd_emu_order o : emu_orders()) {
-            emu_set_order(o, 1);
+        for (int o = 0; o < test_order_count(); ++o) {
+            test_order_apply(o);
             cr_assert_eq(emu_launch(im2col_kernel, dim3(1), dim3(64), counts[v] * C * 4, nullptr,
                                     map, wo0 * S - P, ho0 * S - P, n0, (uint32_t)counts[v], out.p),
                          CONVND_OK, "%s", convnd_last_error());
@@ -374,13 +374,12 @@ Test(emu_tma, im2col_walks_the_bounding_box_with_the_tap_as_offset) {
                         const bool in = n < N && h >= 0 && h < H && w >= 0 && w < W;
                         const float expect = in ? x[((n * H + h) * W + w) * C + c] : 0.0f;
                         cr_assert_eq(out[(tap * counts[v] + q) * C + c], expect,
-                                     "%s start %d tap %d pixel %d c %d", emu_order_name(o), p0, tap,
-                                     p, c);
+                                     "%s start %d tap %d pixel %d c %d", test_order_name(o), p0,
+                                     tap, p, c);
                     }
                 }
         }
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 namespace {
@@ -409,8 +408,8 @@ Test(emu_tma, a_store_writes_only_in_bounds_elements) {
     convnd_tmap map;
     convnd_tmap_desc d = matrix_desc(g.p);
     cr_assert_eq(encode(&map, &d, false), CONVND_OK);
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         g.poison();
         auto k = &store_kernel<true, true>;
         cr_assert_eq(emu_launch(k, dim3(1), dim3(64), 128, nullptr, map, 16, 8), CONVND_OK, "%s",
@@ -425,7 +424,6 @@ Test(emu_tma, a_store_writes_only_in_bounds_elements) {
                     cr_assert(isnan(v), "(%d, %d) outside the box written", row, col);
             }
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's copy modes and diagnostics */

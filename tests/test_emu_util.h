@@ -126,37 +126,8 @@ static inline convnd_status emu_finished(convnd_status st) {
 }
 #define emu_launch(...) (emu_starting(), emu_finished(convnd_launch(__VA_ARGS__)))
 
-/* The thread orders of a primitive test, `for (convnd_emu_order o : emu_orders())` then
- * emu_set_order(o, 1): forward and reverse on the emulated device; on a GPU one pass, in the
- * hardware's order. */
-struct emu_order_list {
-    const convnd_emu_order *first, *last;
-    const convnd_emu_order *begin() const { return first; }
-    const convnd_emu_order *end() const { return last; }
-};
-static inline emu_order_list emu_orders() {
-    static const convnd_emu_order both[2] = {CONVND_EMU_FORWARD, CONVND_EMU_REVERSE};
-#ifdef CONVND_CONFORMANCE_GPU
-    return {both, both + 1};
-#else
-    return {both, both + 2};
-#endif
-}
-static inline void emu_set_order(convnd_emu_order o, unsigned seed) {
-#ifdef CONVND_CONFORMANCE_GPU
-    (void)o, (void)seed;
-#else
-    convnd_emu_set_order(o, seed);
-#endif
-}
-
 static inline const char *emu_order_name(convnd_emu_order o) {
-#ifdef CONVND_CONFORMANCE_GPU
-    (void)o;
-    return "gpu";
-#else
     return o == CONVND_EMU_FORWARD ? "forward" : o == CONVND_EMU_REVERSE ? "reverse" : "shuffle";
-#endif
 }
 
 static inline int emu_contains(const char *haystack, const char *needle) {

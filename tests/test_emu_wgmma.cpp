@@ -15,6 +15,9 @@
 #include <criterion/criterion.h>
 
 #include "test_emu_util.h"
+extern "C" {
+#include "test_orders.h"
+}
 
 namespace {
 
@@ -180,8 +183,8 @@ convnd_status run_mma(layout la, layout lb, int ksteps, const char *what, bool c
 } // namespace
 
 Test(emu_wgmma, k_major_operands_through_every_swizzle) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         /* none: core matrices 128 bytes; LBO steps K (4 core matrices for K = 32), SBO 8 rows */
         cr_assert_eq(
             (run_mma<convnd_bf16, 64>({false, 0, 128, 512}, {false, 0, 128, 512}, 2, "bf16 none")),
@@ -198,7 +201,6 @@ Test(emu_wgmma, k_major_operands_through_every_swizzle) {
                          "span %u: %s", s, convnd_last_error());
         }
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_wgmma, mn_major_operands_through_every_swizzle) {
@@ -304,21 +306,20 @@ __global__ void pipelined_kernel(int blocks, float *out) {
 } // namespace
 
 Test(emu_wgmma, a_pipelined_mainloop_accumulates_every_block) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<float> out(128);
         cr_assert_eq(emu_launch(pipelined_kernel, dim3(1), dim3(128), 8192, nullptr, 5, out.p),
                      CONVND_OK, "%s", convnd_last_error());
         for (int t = 0; t < 128; ++t)
-            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", emu_order_name(o), t, out[t]);
+            cr_assert_eq(out[t], 4 * 16.0f * 5, "%s thread %d: %g", test_order_name(o), t, out[t]);
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 #ifndef CONVND_CONFORMANCE_GPU /* the emulator's poison and diagnostics: undefined on a GPU */
 Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<float> out(384);
         cr_assert_eq(convnd_launch(group_kernel<0>, dim3(1), dim3(128), 8192, nullptr, out.p),
                      CONVND_OK, "%s", convnd_last_error());
@@ -328,7 +329,6 @@ Test(emu_wgmma, wait_group_n_leaves_the_newest_groups_in_flight) {
             cr_assert_eq(out[256 + t], 16.0f, "scale-d 1 onto the 0 it had at issue");
         }
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 
 Test(emu_wgmma, misuse_is_reported) {
@@ -355,17 +355,16 @@ Test(emu_wgmma, misuse_is_reported) {
  * changed in between (a stage released or refilled too early) is an error at that wait, naming
  * the element, in every thread order. */
 Test(emu_wgmma, an_operand_changed_before_the_covering_wait_is_an_error) {
-    for (convnd_emu_order o : emu_orders()) {
-        emu_set_order(o, 1);
+    for (int o = 0; o < test_order_count(); ++o) {
+        test_order_apply(o);
         emu_buffer<float> out(384);
         cr_assert_eq(convnd_launch(group_kernel<4>, dim3(1), dim3(128), 8192, nullptr, out.p),
-                     CONVND_ERR_DEVICE, "%s", emu_order_name(o));
+                     CONVND_ERR_DEVICE, "%s", test_order_name(o));
         cr_assert(emu_contains(convnd_last_error(), "operand A (descriptor 0x") &&
                       emu_contains(convnd_last_error(), "element (0, 5) at shared address 0xa "
                                                         "changed from 0x3f80 to 0x4000 before the "
                                                         "wgmma.wait_group"),
-                  "%s: %s", emu_order_name(o), convnd_last_error());
+                  "%s: %s", test_order_name(o), convnd_last_error());
     }
-    emu_set_order(CONVND_EMU_FORWARD, 0);
 }
 #endif
