@@ -153,13 +153,13 @@ struct igemm_a_io_gather_loader : igemm_a_io_source<T> {
         /* only formed in range: an absent row's coordinates would overflow */
         const T *src = in ? this->locate(x, g, x_base, p_base, a, b, e, in_prefix) : x;
         const int32_t cs = in_prefix ? this->ps[1] : g.xs[1];
-        const int row = S::line(tid);
+        const int start = L::row_start(S::line(tid)); /* of the row in the tile */
         CONVND_UNROLL(4)
         for (int j = 0; j < S::PER_THREAD; ++j) {
             const int kc = S::pos(tid, j);
             const int32_t c = it.c0 + kc;
             const bool ok = in && c < g.cin_g;
-            igemm_copy_elem(tile + L::offset(row, kc), ok ? src + c * cs : x, ok);
+            igemm_copy_elem(tile + L::at(start, kc), ok ? src + c * cs : x, ok);
         }
     }
 };

@@ -186,7 +186,11 @@ template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_vecto
 /* A rows: thread tid owns row tid % BM (igemm_gather_split). The element loops of the gather
  * loaders (here, igemm_b_gather_loader, convT_b_gather_loader, igemm_a_io_gather_loader) are
  * written out in each: through one shared helper, ptxas gave the tensor-core gather loops about
- * ten more instructions per k-tile (sm_90).
+ * ten more instructions per k-tile (sm_90). In the row loaders (not convT_b_gather_loader,
+ * whose elements lie in one column of a k-major tile) a thread's elements lie in one tile row:
+ * the row's part of the shared-memory offset is formed once and each element's with one add or
+ * XOR (L::row_start, L::at); through L::offset, each element's swizzle cost about seven
+ * instructions (sm_90, bench/README.md).
  *
  * The row's offset and validity at the current tap are kept between k-tiles and re-derived only
  * when a k-tile starts a new tap (it.c0 == 0): with C_in/g over BK, the k-tiles of one tap share
@@ -226,13 +230,13 @@ template <typename T, int BM, int BK, class L, int THREADS> struct igemm_a_gathe
             /* only formed in range: an absent row's coordinates would overflow */
             off = in ? base + a * g.xs[2] + b * g.xs[3] + e * g.xs[4] : 0;
         }
-        const int row = S::line(tid);
+        const int start = L::row_start(S::line(tid)); /* of the row in the tile */
         CONVND_UNROLL(4)
         for (int j = 0; j < S::PER_THREAD; ++j) {
             const int kc = S::pos(tid, j);
             const int32_t c = it.c0 + kc;
             const bool ok = in && c < g.cin_g;
-            igemm_copy_elem(tile + L::offset(row, kc), ok ? x + (off + c * g.xs[1]) : x, ok);
+            igemm_copy_elem(tile + L::at(start, kc), ok ? x + (off + c * g.xs[1]) : x, ok);
         }
     }
 };
@@ -252,13 +256,13 @@ template <typename T, int BN, int BK, class L, int THREADS> struct igemm_b_gathe
     __device__ __forceinline__ void load(T *tile, const T *__restrict__ w, const igemm_geometry &g,
                                          const igemm_k_iter &it, int tid) const {
         const int32_t off = base + it.t[0] * g.ws[2] + it.t[1] * g.ws[3] + it.t[2] * g.ws[4];
-        const int row = S::line(tid);
+        const int start = L::row_start(S::line(tid)); /* of the row in the tile */
         CONVND_UNROLL(4)
         for (int j = 0; j < S::PER_THREAD; ++j) {
             const int kc = S::pos(tid, j);
             const int32_t c = it.c0 + kc;
             const bool ok = base >= 0 && c < g.cin_g;
-            igemm_copy_elem(tile + L::offset(row, kc), ok ? w + (off + c * g.ws[1]) : w, ok);
+            igemm_copy_elem(tile + L::at(start, kc), ok ? w + (off + c * g.ws[1]) : w, ok);
         }
     }
 };

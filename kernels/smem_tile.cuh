@@ -25,6 +25,11 @@ template <typename T, int ROWS_, int COLS_, int PAD> struct smem_padded_tile {
     static_assert((LD * sizeof(T)) % 16 == 0, "padded rows must stay 16-byte aligned");
 
     __device__ __forceinline__ static int offset(int row, int col) { return row * LD + col; }
+
+    /* offset(row, col) == at(row_start(row), col) for 0 <= col < COLS: a loader that writes
+     * many columns of one row forms the row's part once. */
+    __device__ __forceinline__ static int row_start(int row) { return row * LD; }
+    __device__ __forceinline__ static int at(int start, int col) { return start + col; }
 };
 
 template <typename T, int ROWS_, int COLS_> struct smem_swizzled_tile {
@@ -53,6 +58,13 @@ template <typename T, int ROWS_, int COLS_> struct smem_swizzled_tile {
     __device__ __forceinline__ static int offset(int row, int col) {
         return chunk(row, col / VEC) * VEC + col % VEC;
     }
+
+    /* offset(row, col) == at(row_start(row), col) for 0 <= col < COLS, as for the padded tile:
+     * the offset is the row's position, whose bits all lie above the line's 8 chunks, plus col
+     * XORed with a row term inside them, so that XOR is the whole column term
+     * (tests/test_emu_smem_swizzle.cpp checks every tile). */
+    __device__ __forceinline__ static int row_start(int row) { return offset(row, 0); }
+    __device__ __forceinline__ static int at(int start, int col) { return start ^ col; }
 };
 
 } // namespace CONVND_NS

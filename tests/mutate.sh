@@ -71,6 +71,9 @@ mkdir -p "$work"
 # on (the 16-bit distance) instead of 4.
 # Mutant 61 is the emulator's mbarrier.try_wait without the ISA's time-limit freedom (it blocks
 # at once, as before): a kernel that does not loop on try_wait's result would pass.
+# Mutants 62-63 are a row's start plus a column in a stage tile (L::row_start, L::at: the gather
+# loaders): the swizzled tile's column added instead of XORed in, and the gather x loader writing
+# its elements one column over within the row (a permutation of the row's columns).
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -135,6 +138,8 @@ mutants=(
   "59^device/mma_sync_emu.cuh^static_cast<const char *>(base) + byte_off^static_cast<const char *>(base) + (byte_off \x5e 16)^emu_mma_sync/*^"
   "60^kernels/tc_warp_mma.cuh^k + ((lane / 8) % 2) * QUAD);^k + ((lane / 8) % 2) * 8);^forced_schedules/*^"
   "61^device/emu_mbarrier.c^            t->timed_out_parity = parity;\n            return 0;\n^            t->timed_out_parity = parity;\n^emu_mbarrier/*^"
+  "62^kernels/smem_tile.cuh^return start \x5e col;^return start + col;^@(smem_swizzle|igemm|transposed)/*^"
+  "63^kernels/igemm_load.cuh^igemm_copy_elem(tile + L::at(start, kc), ok ? x +^igemm_copy_elem(tile + L::at(start, kc \x5e 1), ok ? x +^@(igemm|transposed)/*^"
 )
 
 want=("$@")

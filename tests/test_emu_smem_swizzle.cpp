@@ -4,7 +4,8 @@
  *   - the layout is a permutation of the tile (no two elements share a slot, none outside it);
  *   - every ldmatrix phase the math issues (8 lanes' row addresses, from the math policy's own
  *     a_ldsm_offset / b_ldsm_offset) falls in 8 distinct 16-byte bank groups;
- *   - every 8-thread phase of the vector loaders' 16-byte cp.async writes does too.
+ *   - every 8-thread phase of the vector loaders' 16-byte cp.async writes does too;
+ *   - a row's start plus a column (L::row_start, L::at: the gather loaders) is offset(row, col).
  * Correctness of what is written and read through the swizzle is the forced-schedule suites'
  * job; bank conflicts do not change results, so they are checked here. */
 #define CONVND_EMU 1
@@ -43,6 +44,16 @@ template <class L, typename T> void check_permutation(const std::string &what) {
             cr_assert(!used[o], "%s: (%d, %d) -> %d, a slot already taken", what.c_str(), r, c, o);
             used[o] = 1;
         }
+}
+
+/* The gather loaders form a row's part of the offset once (L::row_start) and each column's with
+ * L::at: that must be offset(row, col) for every element of the tile. */
+template <class L> void check_row_start(const std::string &what) {
+    for (int r = 0; r < L::ROWS; ++r)
+        for (int c = 0; c < L::COLS; ++c)
+            cr_assert_eq(L::at(L::row_start(r), c), L::offset(r, c),
+                         "%s: (%d, %d): at(row_start) %d, offset %d", what.c_str(), r, c,
+                         L::at(L::row_start(r), c), L::offset(r, c));
 }
 
 /* The 16-byte cp.async writes of a vector loader filling L: thread tid writes chunk
@@ -100,6 +111,9 @@ template <typename T, int BM, int BN, int BK, int WM, int WN> void check_config(
     check_permutation<typename fwd::A_TILE, T>(base + " A");
     check_permutation<typename fwd::B_TILE, T>(base + " B n-major");
     check_permutation<typename tr::B_TILE, T>(base + " B k-major");
+    check_row_start<typename fwd::A_TILE>(base + " A");
+    check_row_start<typename fwd::B_TILE>(base + " B n-major");
+    check_row_start<typename tr::B_TILE>(base + " B k-major");
     check_cp_async<typename fwd::A_TILE, T>(fwd::THREADS, base + " A");
     check_cp_async<typename fwd::B_TILE, T>(fwd::THREADS, base + " B n-major");
     check_cp_async<typename tr::B_TILE, T>(tr::THREADS, base + " B k-major");
