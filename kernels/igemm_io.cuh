@@ -120,7 +120,9 @@ struct igemm_a_io_vector_loader : igemm_a_io_source<T> {
 /* Gather path: thread tid owns row tid % BM, as igemm_a_gather_loader; the channel stride is
  * the source's. Unlike there, the tap's row state is re-derived every k-tile: kept between
  * k-tiles (a source pointer, its channel stride, the validity) it cost 4-7 registers and took
- * the 64x64 and 32x64 instances from 20 to 16 and 18 warps/SM (bench/README.md). */
+ * the 64x64 and 32x64 instances from 20 to 16 and 18 warps/SM; kept as an offset and which
+ * source, ptxas selected the source and its channel stride again per element (64x64: loop
+ * 296 -> 326 instructions; bench/README.md). */
 template <typename T, int BM, int BK, class L, int THREADS>
 struct igemm_a_io_gather_loader : igemm_a_io_source<T> {
     using S = igemm_gather_split<BM, BK, THREADS>;
