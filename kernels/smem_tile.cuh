@@ -60,9 +60,9 @@ template <typename T, int ROWS_, int COLS_> struct smem_swizzled_tile {
     }
 
     /* offset(row, col) == at(row_start(row), col) for 0 <= col < COLS, as for the padded tile:
-     * the offset is the row's position, whose bits all lie above the line's 8 chunks, plus col
-     * XORed with a row term inside them, so that XOR is the whole column term
-     * (tests/test_emu_smem_swizzle.cpp checks every tile). */
+     * the offset is a row position, whose bits lie above both col's and the row's XOR term
+     * (above COLS, or above the 128-byte line that short rows share), plus col XORed with that
+     * term (tests/test_emu_smem_swizzle.cpp checks every tile). */
     __device__ __forceinline__ static int row_start(int row) { return offset(row, 0); }
     __device__ __forceinline__ static int at(int start, int col) { return start ^ col; }
 };
