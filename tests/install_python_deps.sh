@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what the Python package's tests need when missing: PyTorch, NumPy and pytest from PyPI
-# (the CPU wheel is enough: the tests run on convnd's emulated device). Used by tests/run.sh.
+# Installs what the Python package's tests need when missing: PyTorch, torchvision (the real
+# models of python/tests/test_torchvision.py), NumPy and pytest from PyPI (the CPU code is enough:
+# the tests run on convnd's emulated device). Used by tests/run.sh. torch and torchvision are
+# installed together so that pip picks a matching pair.
 set -euo pipefail
-if ! python3 -c 'import torch, numpy, pytest' 2>/dev/null; then
-  echo "tests/install_python_deps.sh: installing torch numpy pytest"
-  python3 -m pip install -q torch numpy pytest
+if ! python3 -c 'import torch, torchvision, numpy, pytest' 2>/dev/null; then
+  echo "tests/install_python_deps.sh: installing torch torchvision numpy pytest"
+  python3 -m pip install -q torch torchvision numpy pytest
 fi

@@ -11,8 +11,11 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -396,8 +399,45 @@ const void *ptr_or_null(const at::Tensor &t) {
     return t.defined() ? t.data_ptr() : nullptr;
 }
 
+// Test hook (convnd._C._set_workspace_offset): the workspace's raw allocation is read from its
+// first byte at this offset modulo CONVND_WORKSPACE_ALIGNMENT, so a test can place it at every
+// offset whatever address the allocator returns. -1 (off) outside tests.
+std::atomic<int64_t> workspace_offset{-1};
+std::atomic<uintptr_t> last_ws_raw{0}, last_ws_ptr{0};
+std::atomic<size_t> last_ws_bytes{0};
+std::atomic<uint64_t> ws_count{0};
+
+// `bytes` of workspace from PyTorch's allocator starting at a multiple of
+// CONVND_WORKSPACE_ALIGNMENT, as conv_nd requires: PyTorch's CPU allocator aligns to 64 bytes only
+// (CUDA's caching allocator to 512), so the allocation is over-sized by the alignment and the
+// start rounded up inside it. `keep` holds the allocation for the call.
+void *aligned_workspace(size_t bytes, const at::TensorOptions &opts, at::Tensor &keep) {
+    if (bytes == 0) {
+        last_ws_raw = last_ws_ptr = 0;
+        last_ws_bytes = 0;
+        return nullptr;
+    }
+    constexpr size_t align = CONVND_WORKSPACE_ALIGNMENT;
+    static_assert((align & (align - 1)) == 0, "CONVND_WORKSPACE_ALIGNMENT is a power of two");
+    const int64_t offset = workspace_offset.load();
+    const size_t slack = offset < 0 ? 0 : align; // room to move the raw start to the offset
+    TORCH_CHECK(bytes <= (size_t)INT64_MAX - 2 * align, "convnd: a workspace of ", bytes,
+                " bytes is too large to allocate");
+    keep = at::empty({(int64_t)(bytes + align - 1 + slack)}, opts.dtype(at::kByte));
+    uintptr_t raw = (uintptr_t)keep.data_ptr();
+    if (offset >= 0) raw += ((uintptr_t)offset - raw % align + align) % align;
+    const uintptr_t start = (raw + align - 1) & ~(uintptr_t)(align - 1);
+    last_ws_raw = raw;
+    last_ws_ptr = start;
+    last_ws_bytes = bytes;
+    ++ws_count;
+    return (void *)start;
+}
+
 // conv_nd(p, a, b, bias, z) into a new tensor of out_shape in out_layout on x's device: on its
-// current stream, with the workspace from PyTorch's allocator (the caching allocator for CUDA).
+// current stream, with the workspace from PyTorch's allocator (the caching allocator for CUDA),
+// aligned as conv_nd requires. Every tensor handed over is an ATen allocation or a view into
+// one, so aligned to its element size, which is what conv_nd asks of tensors.
 at::Tensor run_conv_nd(const convnd_problem &p, const at::Tensor &x, c10::IntArrayRef out_shape,
                        convnd_layout out_layout, const at::Tensor &a, const at::Tensor &b,
                        const at::Tensor &bias, const at::Tensor &z,
@@ -409,9 +449,10 @@ at::Tensor run_conv_nd(const convnd_problem &p, const at::Tensor &x, c10::IntArr
     size_t ws_bytes = 0;
     check(convnd_workspace_size(&p, &opts, &ws_bytes), what + " workspace");
     at::Tensor out = empty_in_layout(out_shape, out_layout, x.options());
-    at::Tensor ws = at::empty({(int64_t)ws_bytes}, x.options().dtype(at::kByte));
+    at::Tensor ws;
+    void *workspace = aligned_workspace(ws_bytes, x.options(), ws);
     check(conv_nd(&p, a.data_ptr(), b.data_ptr(), ptr_or_null(bias), ptr_or_null(z), out.data_ptr(),
-                  ws_bytes ? ws.data_ptr() : nullptr, ws_bytes, stream_of(x.device()), &opts),
+                  workspace, ws_bytes, stream_of(x.device()), &opts),
           what);
     return out;
 }
@@ -587,6 +628,25 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
             return names;
         },
         "Every convnd schedule's name");
+    m.attr("workspace_alignment") = (int64_t)CONVND_WORKSPACE_ALIGNMENT;
+    m.def(
+        "_set_workspace_offset",
+        [](int64_t offset) {
+            TORCH_CHECK_VALUE(offset >= -1 && offset < (int64_t)CONVND_WORKSPACE_ALIGNMENT,
+                              "convnd: workspace offset=", offset, " must be -1 (off) or in [0, ",
+                              CONVND_WORKSPACE_ALIGNMENT, ")");
+            workspace_offset = offset;
+        },
+        "Test hook: start each workspace allocation at this offset modulo the alignment "
+        "(-1: where the allocator puts it)");
+    m.def(
+        "_last_workspace",
+        []() {
+            return std::make_tuple((uint64_t)last_ws_raw.load(), (uint64_t)last_ws_ptr.load(),
+                                   (uint64_t)last_ws_bytes.load(), ws_count.load());
+        },
+        "Test hook: (raw start, aligned start, bytes) of the last workspace handed to conv_nd, "
+        "and how many workspaces were handed out so far");
     m.def(
         "emu_set_order",
         [](int64_t order, uint64_t seed) { convnd_emu_set_order((convnd_emu_order)order, seed); },
