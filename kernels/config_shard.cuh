@@ -37,6 +37,21 @@ constexpr int tc_config_index(const char *name) {
     return -1;
 }
 
+/* Whether configuration i is built: the CMake option CONVND_SKIP_TC_CONFIGS leaves some out (the
+ * ASan build), as the bit mask CONVND_TC_SKIPPED; a unit compiled on its own builds them all. */
+#ifndef CONVND_TC_SKIPPED
+#define CONVND_TC_SKIPPED 0u
+#endif
+constexpr bool tc_config_built(int i) {
+    return i >= 0 && i < tc_config_count && ((CONVND_TC_SKIPPED >> i) & 1u) == 0;
+}
+
+/* What a launcher answers for a configuration this build left out. */
+inline convnd_status tc_config_not_built(const char *spec) {
+    return convnd_error(CONVND_ERR_UNSUPPORTED,
+                        "%s is not built in this build (CMake CONVND_SKIP_TC_CONFIGS)", spec);
+}
+
 } // namespace CONVND_NS
 
 /* What a sharded .cu ends with: the extern "C" launcher NAME (CONVND_NS::LAUNCH<T>), and the
@@ -56,6 +71,8 @@ constexpr int tc_config_index(const char *name) {
 #else
 #define CONVND_TC_UNIT(NAME, T, CONFIG, LAUNCH)                                                    \
     static_assert(CONVND_SHARD < CONVND_NS::tc_config_count, "a shard past the configurations");   \
+    static_assert(CONVND_NS::tc_config_built(CONVND_SHARD),                                        \
+                  "a shard of a configuration not built");                                         \
     template convnd_status CONVND_NS::CONFIG<T, CONVND_SHARD>(const convnd_launch_args *);
 #endif
 

@@ -39,7 +39,10 @@ template <typename T> __host__ convnd_status convT_tc_launch(const convnd_launch
     switch (a->config) {
 #define CONVND_CONVT_TC_CASE(cname, ...)                                                           \
     case tc_config_index(#cname):                                                                  \
-        return convT_tc_config<T, tc_config_index(#cname)>(a);
+        if constexpr (tc_config_built(tc_config_index(#cname)))                                    \
+            return convT_tc_config<T, tc_config_index(#cname)>(a);                                 \
+        else /* supports() refuses it first */                                                     \
+            return tc_config_not_built("convT_tc:" #cname);
         CONVND_IGEMM_TC_CONFIGS(CONVND_CONVT_TC_CASE)
 #undef CONVND_CONVT_TC_CASE
     default:

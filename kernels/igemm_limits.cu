@@ -1,11 +1,13 @@
 /* What the implicit-GEMM registry entries (schedules/gemm_tiles.c, plain C) must know from the
  * kernel headers: whether a problem needs 64-bit indices, which the igemm kernels (32-bit
- * only) refuse, and the dynamic shared memory of a tensor-core configuration. Defined once, in the
+ * only) refuse, the dynamic shared memory of a tensor-core configuration, and whether this build
+ * has it. Defined once, in the
  * emulated-device build, which is always part of the library; the rule itself stays in
  * conv_index.cuh. */
 #include "portability.cuh"
 #include "conv_index.cuh"
 #include "igemm_configs.h"
+#include "config_shard.cuh"
 #include "convT_kernel.cuh"
 
 #if defined(CONVND_EMU)
@@ -33,6 +35,11 @@ template <typename T> static size_t gemm_tc_smem_bytes(int32_t config) {
 extern "C" size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes) {
     return elem_bytes == 4 ? CONVND_NS::gemm_tc_smem_bytes<float>(config)
                            : CONVND_NS::gemm_tc_smem_bytes<convnd_half>(config);
+}
+
+/* Whether tensor-core configuration `config` is built (CMake CONVND_SKIP_TC_CONFIGS). */
+extern "C" int convnd_gemm_tc_built(int32_t config) {
+    return CONVND_NS::tc_config_built(config) ? 1 : 0;
 }
 
 extern "C" int convnd_igemm_needs_index64(const convnd_conv_params *p) {

@@ -41,7 +41,10 @@ template <typename T> __host__ convnd_status igemm_tc_launch(const convnd_launch
     switch (a->config) {
 #define CONVND_IGEMM_TC_CASE(cname, ...)                                                           \
     case tc_config_index(#cname):                                                                  \
-        return igemm_tc_config<T, tc_config_index(#cname)>(a);
+        if constexpr (tc_config_built(tc_config_index(#cname)))                                    \
+            return igemm_tc_config<T, tc_config_index(#cname)>(a);                                 \
+        else /* supports() refuses it first */                                                     \
+            return tc_config_not_built("igemm_tc:" #cname);
         CONVND_IGEMM_TC_CONFIGS(CONVND_IGEMM_TC_CASE)
 #undef CONVND_IGEMM_TC_CASE
     default:

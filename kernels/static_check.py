@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sass_model  # noqa: E402  (a sibling file)
@@ -194,6 +195,9 @@ def short_name(demangled):
     return s
 
 
+COMPILE_SECONDS = {}  # per .cu, the nvcc run's wall time (with --jobs of them side by side)
+
+
 def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
     base = os.path.splitext(os.path.basename(cu))[0]
     cubin = os.path.join(workdir, base + ".cubin")
@@ -203,7 +207,15 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
            "-DNDEBUG", *NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
     for inc in INCLUDES:
         cmd[1:1] = ["-I", os.path.join(ROOT, inc)]
+    start = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
+    # ptxas's report beside the cubin, so static_check_hopper.py --reuse reads both
+    with open(os.path.join(workdir, base + ".ptxas.log"), "w") as log:
+        log.write(r.stdout + r.stderr)
+    COMPILE_SECONDS[base] = time.monotonic() - start
+    if os.environ.get("CONVND_UNIT_TIMES"):  # tools/build_times.sh's log format
+        with open(os.environ["CONVND_UNIT_TIMES"], "a") as log:
+            log.write(f"{COMPILE_SECONDS[base]:.1f}\t{os.path.basename(cu)} ({arch})\n")
     if r.returncode != 0:
         return base, None, None, r.stdout + r.stderr
     env = dict(os.environ, PATH=nvdisasm_dir + os.pathsep + os.environ.get("PATH", ""))
@@ -217,7 +229,8 @@ def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    ap.add_argument("--keep", help="keep the cubins in this folder")
+    ap.add_argument("--keep", help="keep the cubins (and ptxas's reports) in this folder; "
+                    "static_check_hopper.py --reuse reads the Hopper tier's from it")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--only", help="print only the rows whose kernel matches this regex (the "
                     "checks still cover every instance)")
@@ -311,6 +324,9 @@ def main():
           "floor% = the floor the configuration declares.")
     print(f"\nstatic_check: {len(rows)} kernel instances in {len(files)} files for {ARCH}; "
           f"{len(models)} modelled; {len(failures)} problem(s), {len(waived)} waived")
+    slowest = sorted(COMPILE_SECONDS.items(), key=lambda kv: -kv[1])[:5]
+    print(f"static_check: nvcc took {sum(COMPILE_SECONDS.values()):.0f} s over {len(files)} files "
+          f"({args.jobs} at a time); slowest: " + ", ".join(f"{b} {t:.0f} s" for b, t in slowest))
     for w in waived:
         print("  WAIVED " + w)
     for f in failures:

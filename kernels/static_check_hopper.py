@@ -75,6 +75,9 @@ def sass_by_kernel(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keep", help="keep the cubins in this folder")
+    ap.add_argument("--reuse", metavar="DIR", help="read each cubin and ptxas report from DIR "
+                    "(static_check.py --keep DIR compiled them with the same command) instead "
+                    "of compiling again")
     ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/hopper_*.cu)")
     args = ap.parse_args()
     nvcc = sc.find_tool("nvcc")
@@ -94,11 +97,21 @@ def main():
                "-DCONVND_GPU=1", "-DNDEBUG", *sc.NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
         for inc in sc.INCLUDES:
             cmd[1:1] = ["-I", os.path.join(sc.ROOT, inc)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        log = r.stdout + r.stderr
-        if r.returncode != 0:
-            failures.append(f"{base}.cu: compilation failed:\n{log}")
-            continue
+        if args.reuse:
+            cubin = os.path.join(args.reuse, base + ".cubin")
+            report = os.path.join(args.reuse, base + ".ptxas.log")
+            if not (os.path.exists(cubin) and os.path.exists(report)):
+                failures.append(f"{base}.cu: --reuse {args.reuse} has no {base}.cubin and "
+                                f"{base}.ptxas.log (run static_check.py --keep {args.reuse})")
+                continue
+            with open(report) as f:
+                log = f.read()
+        else:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            log = r.stdout + r.stderr
+            if r.returncode != 0:
+                failures.append(f"{base}.cu: compilation failed:\n{log}")
+                continue
         for line in log.splitlines():
             if SERIALIZED.search(line):
                 failures.append(f"{base}.cu: ptxas serialized wgmma: {line.strip()[:200]}")

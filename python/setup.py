@@ -3,8 +3,9 @@ against libconvnd.so, which is shipped inside the package.
 
 libconvnd.so comes from CONVND_LIB_DIR when set (a CMake build folder of this repository,
 absolute or relative to the repository root);
-otherwise this script builds it with CMake from the repository this folder belongs to
-(CONVND_CUDA=AUTO|ON|OFF as for the library; AUTO builds the GPU kernels when nvcc is found).
+otherwise this script builds it with CMake from the repository this folder belongs to, on every
+core (CONVND_CUDA=AUTO|ON|OFF as for the library; AUTO builds the GPU kernels when nvcc is found;
+CONVND_CUDA_ARCHS picks the GPU architectures, default the visible GPU's, else 80;90).
 
     pip install --no-build-isolation ./python      # from the repository root
 """
@@ -21,6 +22,25 @@ REPO = os.path.dirname(HERE)
 PKG = os.path.join(HERE, "convnd")
 
 
+def cuda_architectures():
+    """CMAKE_CUDA_ARCHITECTURES for the library: CONVND_CUDA_ARCHS when set (CMake's syntax, e.g.
+    "90" or "80;90"), else the visible GPUs' compute capabilities (nvidia-smi), else 80;90 (Ampere
+    SASS, Hopper SASS + PTX): one or two architectures, not the CMake default's three, since each
+    multiplies the tensor-core units' compile time."""
+    if os.environ.get("CONVND_CUDA_ARCHS"):
+        return os.environ["CONVND_CUDA_ARCHS"]
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        caps = sorted({c.strip().replace(".", "") for c in out.stdout.split()
+                       if c.strip().replace(".", "").isdigit()})
+        if out.returncode == 0 and caps:
+            return ";".join(caps)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return "80;90"
+
+
 def built_library_dir():
     if os.environ.get("CONVND_LIB_DIR"):
         # pip runs this script from python/: a relative path is taken from the repository root.
@@ -30,7 +50,8 @@ def built_library_dir():
     cuda = os.environ.get("CONVND_CUDA", "AUTO")
     subprocess.check_call(["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
                            "-DCONVND_BUILD_TESTS=OFF", "-DCONVND_BUILD_BENCH=OFF",
-                           f"-DCONVND_CUDA={cuda}"])
+                           f"-DCONVND_CUDA={cuda}",
+                           f"-DCMAKE_CUDA_ARCHITECTURES={cuda_architectures()}"])
     subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared",
                            "-j", str(os.cpu_count() or 2)])
     return build

@@ -7,14 +7,17 @@
 #include "refuse.h"
 
 /* kernels/igemm_limits.cu: the kernels index in 32 bits; a tensor-core configuration's shared
- * memory. */
+ * memory; whether this build has it. */
 int convnd_igemm_needs_index64(const convnd_conv_params *p);
 size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes);
+int convnd_gemm_tc_built(int32_t config);
 
 int32_t convnd_gemm_tc_first_fitting(convnd_dtype dtype) {
     const size_t have = convnd_device_properties(convnd_active_device())->smem_per_block;
     for (int32_t c = 0; c < CONVND_GEMM_TC_COUNT; ++c)
-        if (convnd_gemm_tc_smem_bytes(c, dtype == CONVND_F32 ? 4 : 2) <= have) return c;
+        if (convnd_gemm_tc_built(c) &&
+            convnd_gemm_tc_smem_bytes(c, dtype == CONVND_F32 ? 4 : 2) <= have)
+            return c;
     return CONVND_GEMM_TC_COUNT - 1;
 }
 
@@ -78,6 +81,11 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *
         if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
             return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
         if (!gemm_tc_smem_fits(p, t, config, reason, reason_len)) return 0;
+        if (!convnd_gemm_tc_built(config))
+            return convnd_refuse(reason, reason_len,
+                                 "config %s is not built in this build (CMake "
+                                 "CONVND_SKIP_TC_CONFIGS)",
+                                 t->names[config]);
     } else if (p->dtype != CONVND_F32) {
         return convnd_refuse(reason, reason_len,
                              "dtype=%s: %s runs on CUDA cores, f32 only (%s runs f16 and bf16)",

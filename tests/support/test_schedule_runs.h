@@ -37,9 +37,10 @@ convnd_problem test_parse_valid(const char *text);
  * fails. */
 convnd_conv_params test_params_of(const convnd_problem *p);
 
-/* 1 when "schedule:config" contains one of the comma-separated texts of the environment's
- * CONVND_TEST_SKIP_CONFIGS (tests/run_sanitized.sh leaves out the 256-thread 64-deep tensor-core
- * tiles, too slow under ASan; the plain suite runs every configuration). */
+/* 1 when "schedule:config" names a tensor-core configuration this build left out (CMake
+ * CONVND_SKIP_TC_CONFIGS: tests/run_sanitized.sh's build has no 256-thread 64-deep tiles, too
+ * slow under ASan; the plain suite runs every configuration), or contains one of the
+ * comma-separated texts of the environment's CONVND_TEST_SKIP_CONFIGS. */
 int test_config_skipped(const char *spec);
 
 /* Fills out[] with every (schedule, config) whose schedule name starts with prefix (NULL: all),
