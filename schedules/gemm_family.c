@@ -31,7 +31,8 @@ int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_var
     return f->refuses(p, params, reason, reason_len) &&
            convnd_gemm_supports(p, params, tiles_of(v), config, v == CONVND_GEMM_TC, f->names[v],
                                 f->names[1 - v], reason, reason_len) &&
-           gemm_prefix_state_fits(f, v, p, params, config, reason, reason_len);
+           gemm_prefix_state_fits(f, v, p, params, config, reason, reason_len) &&
+           (v != CONVND_GEMM_TC || convnd_gemm_tc_built_or_refuse(config, reason, reason_len));
 }
 
 int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,

@@ -21,6 +21,13 @@ int32_t convnd_gemm_tc_first_fitting(convnd_dtype dtype) {
     return CONVND_GEMM_TC_COUNT - 1;
 }
 
+int32_t convnd_gemm_tc_built_or_refuse(int32_t config, char *reason, size_t reason_len) {
+    if (convnd_gemm_tc_built(config)) return 1;
+    return convnd_refuse(reason, reason_len,
+                         "config %s is not built in this build (CMake CONVND_SKIP_TC_CONFIGS)",
+                         convnd_gemm_tc_names[config]);
+}
+
 /* The configuration's shared memory against what a block may have on the active device. */
 static int32_t gemm_tc_smem_fits(const convnd_problem *p, const convnd_gemm_tiles *t,
                                  int32_t config, char *reason, size_t reason_len) {
@@ -81,11 +88,6 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *
         if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
             return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
         if (!gemm_tc_smem_fits(p, t, config, reason, reason_len)) return 0;
-        if (!convnd_gemm_tc_built(config))
-            return convnd_refuse(reason, reason_len,
-                                 "config %s is not built in this build (CMake "
-                                 "CONVND_SKIP_TC_CONFIGS)",
-                                 t->names[config]);
     } else if (p->dtype != CONVND_F32) {
         return convnd_refuse(reason, reason_len,
                              "dtype=%s: %s runs on CUDA cores, f32 only (%s runs f16 and bf16)",

@@ -48,6 +48,11 @@ int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *
  * device for dtype. */
 int32_t convnd_gemm_tc_first_fitting(convnd_dtype dtype);
 
+/* 1 when this build has tensor-core configuration `config`; else 0 with the reason (CMake
+ * CONVND_SKIP_TC_CONFIGS left it out). The families ask it last, so a problem a configuration
+ * could not run anyway is refused for that reason in every build. */
+int32_t convnd_gemm_tc_built_or_refuse(int32_t config, char *reason, size_t reason_len);
+
 /* The planner's heuristic for config of t on a problem of `mode`: GEMM-shaped (C_in/g and
  * C_out/g >= 8); the last (smallest) tile takes any such problem; a larger one needs
  * C_out/g >= 3/4 BN, C_in/g >= BK/2 and >= 96 blocks (3/4 of a wave on an H200's 132 SMs). */
