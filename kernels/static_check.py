@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Static performance check of every CUDA kernel instance, no GPU needed (run by CI).
 
-Compiles each kernels/*.cu for sm_90 with nvcc (-Xptxas -v), disassembles the cubin with
+Compiles each kernels/*.cu for sm_90 with nvcc (-Xptxas -v; the tensor-core launchers' files one
+configuration at a time, as the CMake build does), disassembles each cubin with
 cuobjdump --dump-sass and prints one row per kernel instance: registers, static and dynamic
 shared memory, stack and spill bytes, HMMA instructions, 128-bit global loads. It fails (exit 1)
 when
@@ -195,27 +196,58 @@ def short_name(demangled):
     return s
 
 
-COMPILE_SECONDS = {}  # per .cu, the nvcc run's wall time (with --jobs of them side by side)
+COMPILE_SECONDS = {}  # per unit, the nvcc run's wall time (with --jobs of them side by side)
+
+# The tensor-core launchers' files, compiled one configuration at a time (kernels/config_shard.cuh,
+# as kernels/CMakeLists.txt does): whole, one takes nearly 6 minutes, and the last such file
+# left a core idle while the other finished it.
+SHARDED = {"igemm_tc_f16", "igemm_tc_bf16", "igemm_tc_tf32", "convT_tc_f16", "convT_tc_bf16",
+           "convT_tc_tf32"}
 
 
-def compile_one(cu, nvcc, cuobjdump, nvdisasm_dir, workdir):
+def tc_config_count():
+    """How many entries CONVND_IGEMM_TC_CONFIGS has: the table expanded by the C preprocessor."""
+    src = '#include "igemm_configs.h"\n#define N(name, ...) name;\nCONVND_IGEMM_TC_CONFIGS(N)\n'
+    r = subprocess.run(["cc", "-E", "-P", "-I", KERNELS, "-x", "c", "-"], input=src,
+                       capture_output=True, text=True, check=True)
+    return len([n for n in r.stdout.replace("\n", "").split(";") if n.strip()])
+
+
+def units_of(files):
+    """(cu, shard, shards) for each compile: shard None for a whole file; -1 (the launcher) and
+    each configuration's index for a sharded one. The sharded units first (the longest)."""
+    count = tc_config_count()
+    units = []
+    for cu in files:
+        if os.path.splitext(os.path.basename(cu))[0] in SHARDED:
+            units += [(cu, k, count) for k in range(-1, count)]
+        else:
+            units.append((cu, None, count))
+    return sorted(units, key=lambda u: u[1] is None)
+
+
+def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
+    cu, shard, count = unit
     base = os.path.splitext(os.path.basename(cu))[0]
-    cubin = os.path.join(workdir, base + ".cubin")
+    name = base if shard is None else f"{base}.shard{shard + 1}"  # CMake's names
+    cubin = os.path.join(workdir, name + ".cubin")
     # the Hopper tier is its own sm_90a image (wgmma, setmaxnreg): kernels/static_check_hopper.py
     arch = "sm_90a" if base.startswith("hopper_") else ARCH
     cmd = [nvcc, "-cubin", f"-arch={arch}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
            "-DNDEBUG", *NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
+    if shard is not None:
+        cmd[1:1] = [f"-DCONVND_SHARD={shard}", f"-DCONVND_SHARDS={count}"]
     for inc in INCLUDES:
         cmd[1:1] = ["-I", os.path.join(ROOT, inc)]
     start = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
+    COMPILE_SECONDS[name] = time.monotonic() - start
     # ptxas's report beside the cubin, so static_check_hopper.py --reuse reads both
-    with open(os.path.join(workdir, base + ".ptxas.log"), "w") as log:
+    with open(os.path.join(workdir, name + ".ptxas.log"), "w") as log:
         log.write(r.stdout + r.stderr)
-    COMPILE_SECONDS[base] = time.monotonic() - start
     if os.environ.get("CONVND_UNIT_TIMES"):  # tools/build_times.sh's log format
         with open(os.environ["CONVND_UNIT_TIMES"], "a") as log:
-            log.write(f"{COMPILE_SECONDS[base]:.1f}\t{os.path.basename(cu)} ({arch})\n")
+            log.write(f"{COMPILE_SECONDS[name]:.1f}\t{name}.cu ({arch})\n")
     if r.returncode != 0:
         return base, None, None, r.stdout + r.stderr
     env = dict(os.environ, PATH=nvdisasm_dir + os.pathsep + os.environ.get("PATH", ""))
@@ -250,7 +282,9 @@ def main():
 
     rows, failures, waived, models = [], [], [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda f: compile_one(f, nvcc, cuobjdump, nvdisasm_dir, workdir), files))
+        units = units_of(files)
+        results = list(pool.map(lambda u: compile_one(u, nvcc, cuobjdump, nvdisasm_dir, workdir),
+                                units))
     for base, ptxas, sass, err in results:
         if ptxas is None:
             failures.append(f"{base}.cu: compilation or disassembly failed:\n{err}")
@@ -325,7 +359,7 @@ def main():
     print(f"\nstatic_check: {len(rows)} kernel instances in {len(files)} files for {ARCH}; "
           f"{len(models)} modelled; {len(failures)} problem(s), {len(waived)} waived")
     slowest = sorted(COMPILE_SECONDS.items(), key=lambda kv: -kv[1])[:5]
-    print(f"static_check: nvcc took {sum(COMPILE_SECONDS.values()):.0f} s over {len(files)} files "
+    print(f"static_check: nvcc took {sum(COMPILE_SECONDS.values()):.0f} s over {len(units)} units "
           f"({args.jobs} at a time); slowest: " + ", ".join(f"{b} {t:.0f} s" for b, t in slowest))
     for w in waived:
         print("  WAIVED " + w)
