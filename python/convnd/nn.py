@@ -1,5 +1,7 @@
 """Drop-in convolution modules run by convnd, and `convert(model)` that swaps an existing
-model's convolutions in place, keeping their parameters."""
+model's convolutions in place, keeping their parameters, and says what it left on torch."""
+import logging
+
 import torch
 import torch.nn.functional as F
 
@@ -87,16 +89,99 @@ _REPLACEMENT = {
 }
 
 
-def convert(model):
+# The dtypes convnd runs (float32 as f32/TF32, float16, bfloat16); any other stays on torch.
+_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+_log = logging.getLogger(__name__)
+
+
+class ConversionReport:
+    """What convert() did: `converted` lists (module name, class name) of every convolution now
+    run by convnd; `skipped` lists (module name, class name, reason) of every convolution left
+    on torch."""
+
+    def __init__(self):
+        self.converted, self.skipped = [], []
+
+    def __repr__(self):
+        lines = [f"convnd.nn.convert: {len(self.converted)} convolution(s) converted, "
+                 f"{len(self.skipped)} left on torch"]
+        lines += [f"  {name or '(model)'} ({cls}): {why}" for name, cls, why in self.skipped]
+        return "\n".join(lines)
+
+
+def _base_of(cls):
+    """The torch.nn convolution class cls is or derives from, or None."""
+    for base in cls.__mro__:
+        if base in _REPLACEMENT:
+            return base
+    return None
+
+
+def _why_not(module, base):
+    """Why `module` (an instance of a subclass of `base`, or of base itself) stays on torch, or
+    None when convnd can run it."""
+    cls = type(module)
+    if cls is not base:
+        own = [m for m in ("forward", "_conv_forward", "_output_padding")
+               if any(m in c.__dict__ for c in cls.__mro__[:cls.__mro__.index(base)])]
+        if own:
+            return (f"subclass of torch.nn.{base.__name__} with its own {', '.join(own)}: "
+                    "convnd cannot know what it computes")
+    dtype = module.weight.dtype
+    if dtype not in _DTYPES:
+        return f"dtype {dtype}: convnd runs float32, float16 and bfloat16"
+    return None
+
+
+_SUBCLASSES = {}  # a user's subclass -> its convnd class, made once
+
+
+def _convnd_class(cls, base):
+    """convnd's class for an instance of cls: the drop-in class itself for a torch.nn class, and
+    for a subclass that overrides nothing convnd replaces, a subclass of both (so isinstance
+    checks against the user's class still hold)."""
+    if cls is base:
+        return _REPLACEMENT[base]
+    if cls not in _SUBCLASSES:
+        mixin = next(m for m in (_ConvMixin, _ConvTransposeMixin)
+                     if issubclass(_REPLACEMENT[base], m))
+        _SUBCLASSES[cls] = type(cls.__name__, (mixin, cls), {
+            "_convnd_fn": staticmethod(_REPLACEMENT[base]._convnd_fn), "__module__": __name__,
+            "__doc__": f"{cls.__qualname__} run by convnd."})
+    return _SUBCLASSES[cls]
+
+
+def convert(model, strict=False, return_report=False):
     """Swaps every torch.nn.Conv*/ConvTranspose* module of `model` (itself included) for its
     convnd counterpart, in place: the same module objects, parameters, buffers and hooks, only
-    their class changes. Subclasses of the torch modules are left alone (their forward may
-    differ). Returns `model`."""
-    for module in model.modules():
-        cls = _REPLACEMENT.get(type(module))
-        if cls is not None:
-            module.__class__ = cls
-    return model
+    their class changes. Left on torch, with the reason in the report: a subclass with its own
+    forward (convnd cannot know what it computes) and a dtype convnd does not run (float64); a
+    subclass that overrides none of forward, _conv_forward, _output_padding is converted to a
+    class derived from it. strict=True raises ValueError naming
+    them instead (and converts nothing). Logs the skipped layers as a warning. Returns `model`,
+    or (model, ConversionReport) with return_report=True."""
+    report, plan = ConversionReport(), []
+    for name, module in model.named_modules():
+        if isinstance(module, (_ConvMixin, _ConvTransposeMixin)):
+            report.converted.append((name, type(module).__name__))  # converted before
+            continue
+        base = _base_of(type(module))
+        if base is None:
+            continue
+        why = _why_not(module, base)
+        if why is None:
+            plan.append((name, module, _convnd_class(type(module), base)))
+        else:
+            report.skipped.append((name, type(module).__name__, why))
+    if strict and report.skipped:
+        raise ValueError(repr(report) + "\n(strict=True: nothing was converted)")
+    for name, module, cls in plan:
+        module.__class__ = cls
+        report.converted.append((name, type(module).__name__))
+    if report.skipped:
+        _log.warning("%r", report)
+    return (model, report) if return_report else model
 
 
 def schedules(model, *inputs, **kwargs):
