@@ -9,11 +9,10 @@
 #      seed per feature-table case; every seed must pass) and the scratch corpus of earlier runs,
 #   3. fuzzes each for $CONVND_FUZZ_SECONDS (default 60) seconds of mutation, starting from that
 #      corpus; new inputs go to a scratch corpus under the build dir, never into the repository.
-#      libFuzzer counts its own replay of the corpus (which precedes mutation) in -max_total_time,
-#      and a kernel seed takes seconds on a loaded machine, so the limit given is the fuzzing time
-#      plus the replay time just measured (x 1.5 + 10 s); the time and executions after the
-#      replay (libFuzzer's INITED line) are reported, and a run with no execution past the replay
-#      fails.
+#      Replay and fuzzing are one libFuzzer run (a replay takes minutes for the kernel target:
+#      it is not run twice), interrupted that many seconds after its replay ends (libFuzzer's
+#      INITED line); the time and executions after the replay are reported, and a run with no
+#      execution past the replay fails.
 # Exits non-zero on any finding (crash, sanitizer report, failed check, timeout, leak); libFuzzer
 # writes the input to $build/findings/ (replay: $build/convnd_fuzz_host <file>, or
 # $build/convnd_fuzz_kernels <file>).
@@ -57,28 +56,38 @@ for target in host kernels; do
   timeout=10
   [ "$target" = kernels ] && timeout=300
   inputs=$(($(ls "$seeds" | wc -l) + $(ls "$build/corpus_$target" | wc -l)))
-  echo "== $target: replaying the seed and scratch corpora ($inputs inputs)"
-  start=$SECONDS
-  # (the RSS limit as for fuzzing: fiber stacks and ASan's shadow, not the heap, pass 2 GiB)
-  "$fuzzer" -runs=0 -timeout="$timeout" -rss_limit_mb=4096 -artifact_prefix="$findings/$target-" \
-    "$build/corpus_$target" "$seeds"
-  replay=$((SECONDS - start))
-  limit=$((seconds + replay * 3 / 2 + 10))
-  echo "== $target: fuzzing for ${seconds} s after libFuzzer's own replay (${replay} s just now;" \
-    "-max_total_time=$limit)"
+  echo "== $target: replaying the seed and scratch corpora ($inputs inputs), then fuzzing for" \
+    "${seconds} s"
+  # One libFuzzer run: its own replay of the corpora (every seed must pass), then mutation,
+  # stopped by SIGINT $seconds after the replay ends (its INITED line), which libFuzzer answers
+  # with its final stats and exit code 72. -max_total_time only bounds a replay that never ends.
+  # (The RSS limit: fiber stacks and ASan's shadow, not the heap, pass 2 GiB.)
   log=$build/fuzz_$target.log
   start=$SECONDS
+  "$fuzzer" -max_total_time=$((seconds + 3600)) -timeout="$timeout" -rss_limit_mb=4096 \
+    -max_len=512 -print_final_stats=1 -artifact_prefix="$findings/$target-" \
+    "$build/corpus_$target" "$seeds" >"$log" 2>&1 &
+  pid=$!
+  inited= stopped=$build/fuzz_$target.stopped
+  rm -f "$stopped"
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ -z "$inited" ] && grep -q INITED "$log"; then
+      inited=$((SECONDS - start))
+      (sleep "$seconds" && touch "$stopped" && kill -INT "$pid" 2>/dev/null) &
+      timer=$!
+    fi
+    sleep 1
+  done
   status=0
-  "$fuzzer" -max_total_time="$limit" -timeout="$timeout" -rss_limit_mb=4096 -max_len=512 \
-    -print_final_stats=1 -artifact_prefix="$findings/$target-" "$build/corpus_$target" "$seeds" \
-    2>&1 | while IFS= read -r line; do
-    # the moment the replay ends, for the report below
-    [[ $line == *INITED* ]] && echo "$((SECONDS - start))" >"$log.inited"
-    printf '%s\n' "$line"
-  done | tee "$log" || status=$?
+  wait "$pid" || status=$?
+  [ -z "${timer:-}" ] || kill "$timer" 2>/dev/null || true
+  timer=
+  cat "$log"
+  # 72 is libFuzzer's "interrupted": a finding only when this script did not interrupt it
+  if [ "$status" -eq 72 ] && [ -e "$stopped" ]; then status=0; fi
   [ "$status" -eq 0 ] || { echo "tests/fuzz/run.sh: $target: finding (exit $status)"; exit 1; }
   total=$((SECONDS - start))
-  inited=$(cat "$log.inited" 2>/dev/null || echo "$total")
+  inited=${inited:-$total}
   # "#N INITED": N executions were the replay; number_of_executed_units counts them all
   at_init=$(sed -n 's/^#\([0-9]*\).*INITED.*/\1/p' "$log" | head -1)
   units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
