@@ -1,9 +1,8 @@
 /* What the implicit-GEMM registry entries (schedules/gemm_tiles.c, plain C) must know from the
- * kernel headers: whether a problem needs 64-bit indices, which the igemm kernels (32-bit
- * only) refuse, the dynamic shared memory of a tensor-core configuration, and whether this build
- * has it. Defined once, in the
- * emulated-device build, which is always part of the library; the rule itself stays in
- * conv_index.cuh. */
+ * kernel headers: whether a problem needs 64-bit indices, which the igemm kernels (32-bit only)
+ * refuse, the dynamic shared memory of a tensor-core configuration, and whether this build has
+ * it. Defined once, in the emulated-device build, which is always part of the library; the rule
+ * itself stays in conv_index.cuh. */
 #include "portability.cuh"
 #include "conv_index.cuh"
 #include "igemm_configs.h"

@@ -17,7 +17,7 @@ from conftest import SEED
 OP = torch.ops.convnd.conv_nd.default
 WGRAD = torch.ops.convnd.conv_nd_wgrad.default
 ALIGN = convnd._C.workspace_alignment
-SHIFTS = range(0, ALIGN, 64)
+OFFSETS = range(0, ALIGN, 64)
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_conv_nd_runs_at_every_workspace_offset(case, workspace_at):
     _, xs, ws, stride, pb, pa, mode, schedule = case
     torch.manual_seed(SEED)
     offsets = set()
-    for k in list(SHIFTS) * 2:  # each offset twice, on fresh inputs
+    for k in list(OFFSETS) * 2:  # each offset twice, on fresh inputs
         workspace_at(k)
         x, w = torch.randn(xs), torch.randn(ws)
         y = OP(x, w, None, None, stride, [1] * len(stride), pb, pa, 1, mode, 1.0, 0.0, 0,
@@ -78,7 +78,7 @@ def test_conv_nd_runs_at_every_workspace_offset(case, workspace_at):
         last_workspace_at(offsets)
         torch.testing.assert_close(y.double(), reference(x, w, stride, pb, pa, mode),
                                    rtol=1e-5, atol=1e-5)
-    assert offsets == set(SHIFTS)
+    assert offsets == set(OFFSETS)
 
 
 @pytest.mark.parametrize("case", WGRAD_CASES, ids=[c[0] for c in WGRAD_CASES])
@@ -87,7 +87,7 @@ def test_conv_nd_wgrad_runs_at_every_workspace_offset(case, workspace_at):
     torch.manual_seed(SEED)
     dims = len(stride)
     offsets = set()
-    for k in list(SHIFTS) * 2:
+    for k in list(OFFSETS) * 2:
         workspace_at(k)
         x = torch.randn(xs, dtype=torch.float64)
         w = torch.randn(ws, dtype=torch.float64, requires_grad=True)
@@ -98,7 +98,7 @@ def test_conv_nd_wgrad_runs_at_every_workspace_offset(case, workspace_at):
                    0.0, schedule)
         last_workspace_at(offsets)
         torch.testing.assert_close(dw.double(), dw_ref, rtol=1e-5, atol=1e-4)
-    assert offsets == set(SHIFTS)
+    assert offsets == set(OFFSETS)
 
 
 def test_training_steps_with_the_allocator_placing_the_workspace(workspace_at):
@@ -113,7 +113,7 @@ def test_training_steps_with_the_allocator_placing_the_workspace(workspace_at):
     conv = convnd.nn.convert(copy.deepcopy(ref))
     keep = []
     for step in range(16):
-        workspace_at(list(SHIFTS)[step % len(SHIFTS)] if step < 8 else -1)
+        workspace_at(list(OFFSETS)[step % len(OFFSETS)] if step < 8 else -1)
         keep.append(torch.empty(1 + 37 * step, dtype=torch.uint8))  # moves the next allocations
         x = torch.randn(2, 16, 16, 16)
         conv.zero_grad()
