@@ -25,7 +25,11 @@ A kernel's row says which rules applied to it.
 cuobjdump and nvdisasm are not in every CUDA install; when missing they are installed from PyPI
 (NVIDIA's nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm wheels) into a cache folder.
 
-Usage: kernels/static_check.py [--jobs N] [--keep DIR] [FILE.cu ...]
+With --from-build DIR it compiles nothing: it reads the kernel objects of the CMake CUDA build in
+DIR (kernels/kernel_objects.txt lists them; each has ptxas's report beside it, written by
+tools/ptxas_report.sh), so CI compiles each kernel once.
+
+Usage: kernels/static_check.py [--jobs N] [--keep DIR | --from-build DIR] [FILE.cu ...]
 """
 import argparse
 import concurrent.futures
@@ -226,6 +230,45 @@ def units_of(files):
     return sorted(units, key=lambda u: u[1] is None)
 
 
+def build_objects(build, arch):
+    """[(unit name, object)] of a CMake CUDA build's kernels for ARCH (sm_90 or sm_90a), from the
+    manifest it writes (kernels/kernel_objects.txt); each object has its ptxas report beside it
+    (tools/ptxas_report.sh)."""
+    manifest = os.path.join(build, "kernels", "kernel_objects.txt")
+    if not os.path.exists(manifest):
+        raise SystemExit(f"static_check: {manifest} not found: --from-build needs a CMake build "
+                         "configured with -DCONVND_CUDA=ON")
+    objects = []
+    with open(manifest) as f:
+        for line in f:
+            a, _, obj = line.rstrip("\n").partition("\t")
+            if a == arch and obj:
+                objects.append((os.path.basename(obj)[:-len(".cu.o")], obj))
+    return objects
+
+
+def read_object(unit, cuobjdump, nvdisasm_dir):
+    """compile_one's result for an object a CMake build made (build_objects)."""
+    name, obj = unit
+    base = name.split(".")[0]
+    try:
+        with open(obj + ".ptxas.log") as log:
+            report = log.read()
+    except OSError as e:
+        return base, None, None, f"{obj}: no ptxas report ({e}); is the build complete?"
+    return (base,) + disassemble(obj, report, cuobjdump, nvdisasm_dir)
+
+
+def disassemble(binary, report, cuobjdump, nvdisasm_dir):
+    """(ptxas info, (SASS counts, functions), error) of a cubin or object and its ptxas report."""
+    env = dict(os.environ, PATH=nvdisasm_dir + os.pathsep + os.environ.get("PATH", ""))
+    s = subprocess.run([cuobjdump, "--dump-sass", binary], capture_output=True, text=True, env=env)
+    if s.returncode != 0:
+        return None, None, s.stdout + s.stderr
+    functions = sass_model.parse_functions(s.stdout)
+    return parse_ptxas(report), (parse_sass(functions), functions), ""
+
+
 def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
     cu, shard, count = unit
     base = os.path.splitext(os.path.basename(cu))[0]
@@ -250,12 +293,7 @@ def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
             log.write(f"{COMPILE_SECONDS[name]:.1f}\t{name}.cu ({arch})\n")
     if r.returncode != 0:
         return base, None, None, r.stdout + r.stderr
-    env = dict(os.environ, PATH=nvdisasm_dir + os.pathsep + os.environ.get("PATH", ""))
-    s = subprocess.run([cuobjdump, "--dump-sass", cubin], capture_output=True, text=True, env=env)
-    if s.returncode != 0:
-        return base, None, None, s.stdout + s.stderr
-    functions = sass_model.parse_functions(s.stdout)
-    return base, parse_ptxas(r.stdout + r.stderr), (parse_sass(functions), functions), ""
+    return (base,) + disassemble(cubin, r.stdout + r.stderr, cuobjdump, nvdisasm_dir)
 
 
 def main():
@@ -263,6 +301,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--keep", help="keep the cubins (and ptxas's reports) in this folder; "
                     "static_check_hopper.py --reuse reads the Hopper tier's from it")
+    ap.add_argument("--from-build", metavar="DIR", help="read the kernel objects of the CMake "
+                    "CUDA build in DIR (their SASS and ptxas reports) instead of compiling")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--only", help="print only the rows whose kernel matches this regex (the "
                     "checks still cover every instance)")
@@ -271,7 +311,7 @@ def main():
 
     sass_model_selftest.main()  # raises when the model's own arithmetic is wrong
     nvcc = find_tool("nvcc")
-    if not nvcc:
+    if not nvcc and not args.from_build:
         print("static_check: nvcc not found", file=sys.stderr)
         return 2
     cuobjdump, nvdisasm_dir = sass_tools()
@@ -282,9 +322,29 @@ def main():
 
     rows, failures, waived, models = [], [], [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        units = units_of(files)
-        results = list(pool.map(lambda u: compile_one(u, nvcc, cuobjdump, nvdisasm_dir, workdir),
-                                units))
+        if args.from_build:
+            # The build's own objects: every kernel file must be there (the Hopper tier from the
+            # build's sm_90a image, as compile_one compiles it).
+            units = build_objects(args.from_build, ARCH) + [
+                u for u in build_objects(args.from_build, "sm_90a") if u[0].startswith("hopper_")]
+            built = {name.split(".")[0] for name, _ in units}
+            wanted = {os.path.splitext(os.path.basename(cu))[0] for cu in files}
+            for base in sorted(wanted - built):
+                failures.append(f"{base}.cu: no object in the build in {args.from_build}")
+            # and every configuration of a sharded file (a build may leave some out:
+            # CONVND_SKIP_TC_CONFIGS; this check covers all of them)
+            with open(os.path.join(args.from_build, "kernels", "tc_configs.txt")) as f:
+                configs = len(f.read().split())
+            for base in sorted({n.split(".")[0] for n, _ in units if ".shard" in n}):
+                for k in range(configs + 1):
+                    if not any(n == f"{base}.shard{k}" for n, _ in units):
+                        failures.append(f"{base}.cu: shard {k} was not built in {args.from_build}")
+            units = [u for u in units if u[0].split(".")[0] in wanted]
+            results = list(pool.map(lambda u: read_object(u, cuobjdump, nvdisasm_dir), units))
+        else:
+            units = units_of(files)
+            results = list(pool.map(
+                lambda u: compile_one(u, nvcc, cuobjdump, nvdisasm_dir, workdir), units))
     for base, ptxas, sass, err in results:
         if ptxas is None:
             failures.append(f"{base}.cu: compilation or disassembly failed:\n{err}")
@@ -335,6 +395,7 @@ def main():
                         [cols.get(c, "") for c in MODEL_COLUMNS] + [",".join(checks) or "-", verdict])
     failures += sass_model.stale_waivers(models)
 
+    rows.sort(key=lambda r: r[0])  # by file (stable: each file's rows stay by kernel name)
     shown = [r for r in rows if not args.only or re.search(args.only, r[1])]
     header = ["file", "kernel", "regs", "smem", "dyn_smem", "stack", "spill", "HMMA", "LDG128"] + \
         MODEL_COLUMNS + ["requires", "result"]
@@ -359,8 +420,13 @@ def main():
     print(f"\nstatic_check: {len(rows)} kernel instances in {len(files)} files for {ARCH}; "
           f"{len(models)} modelled; {len(failures)} problem(s), {len(waived)} waived")
     slowest = sorted(COMPILE_SECONDS.items(), key=lambda kv: -kv[1])[:5]
-    print(f"static_check: nvcc took {sum(COMPILE_SECONDS.values()):.0f} s over {len(units)} units "
-          f"({args.jobs} at a time); slowest: " + ", ".join(f"{b} {t:.0f} s" for b, t in slowest))
+    if args.from_build:
+        print(f"static_check: read {len(units)} objects of the build in {args.from_build} "
+              "(no compile)")
+    else:
+        print(f"static_check: nvcc took {sum(COMPILE_SECONDS.values()):.0f} s over {len(units)} "
+              f"units ({args.jobs} at a time); slowest: " +
+              ", ".join(f"{b} {t:.0f} s" for b, t in slowest))
     for w in waived:
         print("  WAIVED " + w)
     for f in failures:

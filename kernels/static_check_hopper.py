@@ -11,7 +11,8 @@ when a kernel instance
 It also prints the shared-memory model ceiling of each configuration (a model figure, not a
 measurement) and fails when the 128x256 one is below 90% of tensor-core peak.
 
-Usage: kernels/static_check_hopper.py [--keep DIR]"""
+Usage: kernels/static_check_hopper.py [--keep DIR | --reuse DIR | --from-build DIR]
+(--from-build: the sm_90a objects of a CMake CUDA build, as kernels/static_check.py reads them)"""
 import argparse
 import os
 import re
@@ -78,10 +79,14 @@ def main():
     ap.add_argument("--reuse", metavar="DIR", help="read each cubin and ptxas report from DIR "
                     "(static_check.py --keep DIR compiled them with the same command) instead "
                     "of compiling again")
+    ap.add_argument("--from-build", metavar="DIR", help="read each kernel object and its ptxas "
+                    "report from the CMake CUDA build in DIR (its sm_90a image) instead of "
+                    "compiling")
     ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/hopper_*.cu)")
     args = ap.parse_args()
     nvcc = sc.find_tool("nvcc")
-    if not nvcc:
+    built = dict(sc.build_objects(args.from_build, ARCH)) if args.from_build else {}
+    if not nvcc and not args.from_build:
         print("static_check_hopper: nvcc not found", file=sys.stderr)
         return 2
     cuobjdump, nvdisasm_dir = sc.sass_tools()
@@ -97,7 +102,16 @@ def main():
                "-DCONVND_GPU=1", "-DNDEBUG", *sc.NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
         for inc in sc.INCLUDES:
             cmd[1:1] = ["-I", os.path.join(sc.ROOT, inc)]
-        if args.reuse:
+        if args.from_build:
+            cubin = built.get(base)
+            try:
+                with open(f"{cubin}.ptxas.log") as f:
+                    log = f.read()
+            except (OSError, TypeError):
+                failures.append(f"{base}.cu: no {ARCH} object with a ptxas report in "
+                                f"{args.from_build}")
+                continue
+        elif args.reuse:
             cubin = os.path.join(args.reuse, base + ".cubin")
             report = os.path.join(args.reuse, base + ".ptxas.log")
             if not (os.path.exists(cubin) and os.path.exists(report)):
