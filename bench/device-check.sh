@@ -6,6 +6,11 @@
 # finish within 9 minutes on the lent machine (run it with timeout_s 600).
 #
 #   bench/device-check.sh [OUT_DIR]          OUT_DIR defaults to $OUT, else out/device-check
+#   bench/device-check.sh --prebuilt PACK [OUT_DIR]
+#                                            runs the binaries bench/pack-device-build.sh built
+#                                            and packed on another machine (PACK: its folder, with
+#                                            pack.tar.xz) instead of building; when they do not
+#                                            start here (a missing library), it builds as usual
 #   DEVICE=emulated bench/device-check.sh    the same steps on the emulated device (no GPU): the
 #                                            CUDA build, the benchmark's tests, bench --small;
 #                                            the sanitizer needs a GPU and is skipped; time caps
@@ -22,6 +27,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+prebuilt=
+if [ "${1:-}" = --prebuilt ]; then
+  prebuilt=${2:?"--prebuilt needs the pack's folder (bench/pack-device-build.sh)"}
+  shift 2
+fi
 out=${1:-${OUT:-out/device-check}}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -74,17 +84,48 @@ if ! ls /usr/local/cuda/include/cudnn.h /usr/include/cudnn.h >/dev/null 2>&1; th
   fi
 fi
 
-# ---- 1. build for sm_90 --------------------------------------------------------------------
+# ---- 1. build for sm_90, or unpack a build made elsewhere ---------------------------------------
 t0=$(elapsed)
-{ bounded 60 cmake -S . -B "$build" "${cmake_args[@]}" &&
-  bounded 330 cmake --build "$build" -j"$jobs"; } >>"$out/build.log" 2>&1
-build_rc=$?
+built_by=
+if [ -n "$prebuilt" ]; then
+  unpacked=${PREBUILT_DIR:-build-device-check-prebuilt}
+  rm -rf "$unpacked" && mkdir -p "$unpacked"
+  if tar -C "$unpacked" -xJf "$prebuilt/pack.tar.xz" >>"$out/build.log" 2>&1 &&
+    LD_LIBRARY_PATH="$unpacked/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      "$unpacked/tests/convnd_tests" --list >/dev/null 2>>"$out/build.log" &&
+    LD_LIBRARY_PATH="$unpacked/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      "$unpacked/bench/convnd-bench" --help >/dev/null 2>>"$out/build.log"; then
+    build=$unpacked
+    test_libs="$(cd "$unpacked" && pwd)/lib${test_libs:+:$test_libs}"
+    pack_commit=$(awk '$1 == "commit" { print $2 }' "$unpacked/MANIFEST")
+    head_commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+    built_by="prebuilt pack of ${pack_commit:0:12} ($(awk '$1 == "uncommitted_changes" { print $2 }' "$unpacked/MANIFEST") uncommitted change(s))"
+    [ "$pack_commit" != "$head_commit" ] && built_by+=", NOT this checkout's commit ${head_commit:0:12}"
+    cat "$unpacked/MANIFEST" >>"$out/build.log"
+  else
+    note "prebuilt: the pack in $prebuilt does not run here (build.log says why); building instead"
+  fi
+fi
+if [ -z "$built_by" ]; then
+  { bounded 60 cmake -S . -B "$build" "${cmake_args[@]}" &&
+    bounded 330 cmake --build "$build" -j"$jobs"; } >>"$out/build.log" 2>&1
+  build_rc=$?
+  built_by="built here"
+else
+  build_rc=0
+fi
+# Seconds the build did not take go to the suite and the benchmark.
+more=0
+[ "$built_by" != "built here" ] && more=100
 # cuobjdump: the toolkit's, else the copy kernels/static_check.py installs from PyPI
 cuobjdump=$(command -v cuobjdump || ls "${XDG_CACHE_HOME:-$HOME/.cache}"/convnd-static-check/*/nvidia/cu13/bin/cuobjdump 2>/dev/null | head -1)
-sm90=$([ -n "$cuobjdump" ] && "$cuobjdump" --list-elf "$build/libconvnd.a" 2>/dev/null | grep -c sm_90)
-note "build: rc=$build_rc in $(($(elapsed) - t0)) s; sm_90 ELF images in libconvnd.a: ${sm90:-?}" \
-     "(CUDA: $(grep -o 'CUDA kernels [A-Z]*' "$out/build.log" | head -1);" \
-     "$(grep -o 'cuDNN peer\|cuDNN not found' "$out/build.log" | head -1))"
+lib=$build/libconvnd.a
+[ -f "$lib" ] || lib=$build/libconvnd.so.0
+sm90=$([ -n "$cuobjdump" ] && "$cuobjdump" --list-elf "$lib" 2>/dev/null | grep -c sm_90)
+note "build: $built_by, rc=$build_rc in $(($(elapsed) - t0)) s; sm_90 ELF images in" \
+     "$(basename "$lib"): ${sm90:-?}" \
+     "$([ "$built_by" = "built here" ] && echo "(CUDA: $(grep -o 'CUDA kernels [A-Z]*' "$out/build.log" | head -1);" \
+        "$(grep -o 'cuDNN peer\|cuDNN not found' "$out/build.log" | head -1))")"
 if [ "$build_rc" -ne 0 ]; then tail -30 "$out/build.log"; fi
 
 # ---- 2. the whole test suite on the device --------------------------------------------------
@@ -94,7 +135,7 @@ if [ -x "$build/tests/convnd_tests" ]; then
   [ -z "$filter" ] && [ "$device" != gpu ] && filter='bench_*/*'
   t0=$(elapsed)
   LD_LIBRARY_PATH="${test_libs:+$test_libs:}${LD_LIBRARY_PATH:-}" \
-    bounded 100 "$build/tests/convnd_tests" --jobs "$jobs" ${filter:+--filter "$filter"} \
+    bounded $((100 + more)) "$build/tests/convnd_tests" --jobs "$jobs" ${filter:+--filter "$filter"} \
     >"$out/tests.log" 2>&1
   rc=$?
   tests_line="rc=$rc in $(($(elapsed) - t0)) s${filter:+ (filter $filter)}: $(grep -a 'Synthesis' "$out/tests.log" | tail -1)"
@@ -107,7 +148,7 @@ note "tests: $tests_line"
 # ldmatrix, mma.sync, stmatrix, wgmma, mbarrier and TMA unit-test kernels, built by nvcc
 # (tests/gpu/): the same checks the emulated device passes. Appended to tests.log.
 conf="$build/tests/convnd_gpu_conformance"
-if [ "$device" = gpu ]; then # not in the build's `all`: its failure must not cost the rest
+if [ "$device" = gpu ] && [ "$built_by" = "built here" ]; then # not in `all`: its failure must not cost the rest
   bounded 90 cmake --build "$build" --target convnd_gpu_conformance -j"$jobs" >>"$out/build.log" 2>&1
 fi
 if [ "$device" = gpu ] && [ -x "$conf" ]; then
@@ -151,7 +192,7 @@ if [ -x "$bench" ]; then
   [ "$device" != gpu ] && bench_args+=(--small)
   t0=$(elapsed)
   CONVND_COMMIT=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown) \
-    bounded 150 "$bench" "${bench_args[@]}" >"$out/bench.txt" 2>"$out/bench.err"
+    bounded $((150 + more)) "$bench" "${bench_args[@]}" >"$out/bench.txt" 2>"$out/bench.err"
   rc=$?
   cat "$out/bench.err" >>"$out/bench.txt" && rm -f "$out/bench.err" "$out/plot.dat"
   bench_line="rc=$rc in $(($(elapsed) - t0)) s: $(grep -a 'rows:' "$out/bench.txt" | tail -1)"
