@@ -247,15 +247,40 @@ def build_objects(build, arch):
     return objects
 
 
+def ptxas_report(obj):
+    """The ptxas report tools/ptxas_report.sh kept beside a build's object, or None."""
+    try:
+        with open(obj + ".ptxas.log") as log:
+            return log.read()
+    except OSError:
+        return None
+
+
+def from_build_units(build, files):
+    """(units, problems): the build's objects of FILES (the Hopper tier from its sm_90a image, as
+    compile_one compiles it), and what the build lacks: a file, or a configuration's shard (a
+    build may leave some out, CONVND_SKIP_TC_CONFIGS; this check covers all of them)."""
+    units = build_objects(build, ARCH) + [
+        u for u in build_objects(build, "sm_90a") if u[0].startswith("hopper_")]
+    names = {name for name, _ in units}
+    wanted = {os.path.splitext(os.path.basename(cu))[0] for cu in files}
+    problems = [f"{base}.cu: no object in the build in {build}"
+                for base in sorted(wanted - {n.split(".")[0] for n in names})]
+    with open(os.path.join(build, "kernels", "tc_configs.txt")) as f:
+        configs = len(f.read().split())
+    for base in sorted({n.split(".")[0] for n in names if ".shard" in n}):
+        problems += [f"{base}.cu: shard {k} was not built in {build}"
+                     for k in range(configs + 1) if f"{base}.shard{k}" not in names]
+    return [u for u in units if u[0].split(".")[0] in wanted], problems
+
+
 def read_object(unit, cuobjdump, nvdisasm_dir):
     """compile_one's result for an object a CMake build made (build_objects)."""
     name, obj = unit
     base = name.split(".")[0]
-    try:
-        with open(obj + ".ptxas.log") as log:
-            report = log.read()
-    except OSError as e:
-        return base, None, None, f"{obj}: no ptxas report ({e}); is the build complete?"
+    report = ptxas_report(obj)
+    if report is None:
+        return base, None, None, f"{obj}: no ptxas report beside it; is the build complete?"
     return (base,) + disassemble(obj, report, cuobjdump, nvdisasm_dir)
 
 
@@ -285,7 +310,7 @@ def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
     start = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
     COMPILE_SECONDS[name] = time.monotonic() - start
-    # ptxas's report beside the cubin, so static_check_hopper.py --reuse reads both
+    # ptxas's report beside the cubin (kept with --keep)
     with open(os.path.join(workdir, name + ".ptxas.log"), "w") as log:
         log.write(r.stdout + r.stderr)
     if os.environ.get("CONVND_UNIT_TIMES"):  # tools/build_times.sh's log format
@@ -299,8 +324,7 @@ def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    ap.add_argument("--keep", help="keep the cubins (and ptxas's reports) in this folder; "
-                    "static_check_hopper.py --reuse reads the Hopper tier's from it")
+    ap.add_argument("--keep", help="keep the cubins (and ptxas's reports) in this folder")
     ap.add_argument("--from-build", metavar="DIR", help="read the kernel objects of the CMake "
                     "CUDA build in DIR (their SASS and ptxas reports) instead of compiling")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
@@ -323,23 +347,8 @@ def main():
     rows, failures, waived, models = [], [], [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         if args.from_build:
-            # The build's own objects: every kernel file must be there (the Hopper tier from the
-            # build's sm_90a image, as compile_one compiles it).
-            units = build_objects(args.from_build, ARCH) + [
-                u for u in build_objects(args.from_build, "sm_90a") if u[0].startswith("hopper_")]
-            built = {name.split(".")[0] for name, _ in units}
-            wanted = {os.path.splitext(os.path.basename(cu))[0] for cu in files}
-            for base in sorted(wanted - built):
-                failures.append(f"{base}.cu: no object in the build in {args.from_build}")
-            # and every configuration of a sharded file (a build may leave some out:
-            # CONVND_SKIP_TC_CONFIGS; this check covers all of them)
-            with open(os.path.join(args.from_build, "kernels", "tc_configs.txt")) as f:
-                configs = len(f.read().split())
-            for base in sorted({n.split(".")[0] for n, _ in units if ".shard" in n}):
-                for k in range(configs + 1):
-                    if not any(n == f"{base}.shard{k}" for n, _ in units):
-                        failures.append(f"{base}.cu: shard {k} was not built in {args.from_build}")
-            units = [u for u in units if u[0].split(".")[0] in wanted]
+            units, problems = from_build_units(args.from_build, files)
+            failures += problems
             results = list(pool.map(lambda u: read_object(u, cuobjdump, nvdisasm_dir), units))
         else:
             units = units_of(files)

@@ -11,7 +11,7 @@ when a kernel instance
 It also prints the shared-memory model ceiling of each configuration (a model figure, not a
 measurement) and fails when the 128x256 one is below 90% of tensor-core peak.
 
-Usage: kernels/static_check_hopper.py [--keep DIR | --reuse DIR | --from-build DIR]
+Usage: kernels/static_check_hopper.py [--keep DIR | --from-build DIR]
 (--from-build: the sm_90a objects of a CMake CUDA build, as kernels/static_check.py reads them)"""
 import argparse
 import os
@@ -76,9 +76,6 @@ def sass_by_kernel(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keep", help="keep the cubins in this folder")
-    ap.add_argument("--reuse", metavar="DIR", help="read each cubin and ptxas report from DIR "
-                    "(static_check.py --keep DIR compiled them with the same command) instead "
-                    "of compiling again")
     ap.add_argument("--from-build", metavar="DIR", help="read each kernel object and its ptxas "
                     "report from the CMake CUDA build in DIR (its sm_90a image) instead of "
                     "compiling")
@@ -104,22 +101,11 @@ def main():
             cmd[1:1] = ["-I", os.path.join(sc.ROOT, inc)]
         if args.from_build:
             cubin = built.get(base)
-            try:
-                with open(f"{cubin}.ptxas.log") as f:
-                    log = f.read()
-            except (OSError, TypeError):
+            log = sc.ptxas_report(cubin) if cubin else None
+            if log is None:
                 failures.append(f"{base}.cu: no {ARCH} object with a ptxas report in "
                                 f"{args.from_build}")
                 continue
-        elif args.reuse:
-            cubin = os.path.join(args.reuse, base + ".cubin")
-            report = os.path.join(args.reuse, base + ".ptxas.log")
-            if not (os.path.exists(cubin) and os.path.exists(report)):
-                failures.append(f"{base}.cu: --reuse {args.reuse} has no {base}.cubin and "
-                                f"{base}.ptxas.log (run static_check.py --keep {args.reuse})")
-                continue
-            with open(report) as f:
-                log = f.read()
         else:
             r = subprocess.run(cmd, capture_output=True, text=True)
             log = r.stdout + r.stderr
