@@ -8,12 +8,17 @@ core (CONVND_CUDA=AUTO|ON|OFF as for the library; AUTO builds the GPU kernels wh
 CONVND_CUDA_ARCHS picks the GPU architectures, default the visible GPU's, else 80;90).
 
     pip install --no-build-isolation ./python      # from the repository root
+    python -m build --wheel --no-isolation python  # a wheel carrying libconvnd.so (pip install build)
+
+The extension is compiled against the installed torch's C++ ABI, so the package requires that
+torch release (major.minor).
 """
 import glob
 import os
 import shutil
 import subprocess
 
+import torch
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
 
@@ -70,6 +75,13 @@ def ship_library():
     return soname
 
 
+def torch_requirement():
+    """The torch release the extension is built against: its C++ ABI is not stable across
+    releases, so a wheel says which one it needs (e.g. torch==2.9.*)."""
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return f"torch=={major}.{minor}.*"
+
+
 soname = ship_library()
 
 setup(
@@ -77,6 +89,7 @@ setup(
     version="0.1.0",
     description="convnd convolution kernels as PyTorch operators (torch.ops.convnd)",
     packages=["convnd"],
+    install_requires=[torch_requirement()],
     package_data={"convnd": [soname]},
     ext_modules=[
         CppExtension(

@@ -8,3 +8,8 @@ if ! python3 -c 'import torch, torchvision, numpy, pytest' 2>/dev/null; then
   echo "tests/install_python_deps.sh: installing torch torchvision numpy pytest"
   python3 -m pip install -q torch torchvision numpy pytest
 fi
+# tests/run.sh installs the package from a wheel it builds (python -m build, setuptools' wheel)
+if ! python3 -c 'import build, wheel' 2>/dev/null; then
+  echo "tests/install_python_deps.sh: installing build wheel"
+  python3 -m pip install -q build wheel
+fi

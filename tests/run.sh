@@ -17,11 +17,20 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_CUDA="${CONVND
 cmake --build "$build" -j"$(nproc)"
 "$build"/tests/convnd_tests --jobs "$(nproc)" "$@"
 
-# The PyTorch package (python/): installed against the libconvnd.so just built, then its pytest
-# suite (CPU tensors on the emulated device; CUDA tensors too when there is a GPU). Skipped when
-# the Criterion run was filtered (arguments given) or CONVND_SKIP_PYTHON=1.
+# The PyTorch package (python/): a wheel built against the libconvnd.so just built (the wheel
+# carries it; checked here and by python/tests/test_package.py), installed, then its pytest suite
+# (CPU tensors on the emulated device; CUDA tensors too when there is a GPU). Skipped when the
+# Criterion run was filtered (arguments given) or CONVND_SKIP_PYTHON=1.
 if [ $# -eq 0 ] && [ "${CONVND_SKIP_PYTHON:-0}" != 1 ]; then
   bash tests/install_python_deps.sh
-  CONVND_LIB_DIR="$(cd "$build" && pwd)" python3 -m pip install -q --no-build-isolation ./python
+  wheels="$build/wheel"
+  rm -rf "$wheels"
+  CONVND_LIB_DIR="$(cd "$build" && pwd)" \
+    python3 -m build --wheel --no-isolation --outdir "$wheels" python >"$build/wheel.log" 2>&1 ||
+    { cat "$build/wheel.log"; exit 1; }
+  wheel=$(ls "$wheels"/convnd-*.whl)
+  python3 -m zipfile -l "$wheel" | grep -q 'convnd/libconvnd\.so\.0 ' ||
+    { echo "tests/run.sh: $wheel does not carry libconvnd.so.0" >&2; exit 1; }
+  python3 -m pip install -q --force-reinstall --no-deps "$wheel"
   python3 -m pytest -q python/tests
 fi
