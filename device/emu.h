@@ -161,7 +161,7 @@ int convnd_emu_copy_lands_now(convnd_emu_thread *t);
 /* cp.async: performs the copies of every committed group but the newest `pending` ones. */
 void convnd_emu_cp_async_wait(uint32_t pending);
 void convnd_emu_cp_async_grow(convnd_emu_thread *t);
-/* The emulated WMMA's arithmetic: row-major d (m x n) = a (m x k) * b (k x n) + c, each element
+/* The emulated mma.sync's arithmetic: row-major d (m x n) = a (m x k) * b (k x n) + c, each element
  * a chain of fmaf in increasing k. n <= CONVND_EMU_MMA_MAX_N. d may be c. */
 #define CONVND_EMU_MMA_MAX_N 32
 void convnd_emu_mma_f32(int m, int n, int k, const float *a, const float *b, const float *c,

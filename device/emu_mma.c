@@ -1,5 +1,5 @@
-/* The arithmetic of the emulated WMMA's mma_sync: D = A*B + C on f32 tiles, each element
- * accumulated with fmaf in increasing k (exact fused multiply-adds, one fixed order).
+/* The arithmetic of the emulated mma.sync (mma_sync_emu.cuh): D = A*B + C on f32 tiles, each
+ * element accumulated with fmaf in increasing k (exact fused multiply-adds, one fixed order).
  *
  * Built for two targets, picked at load time: with FMA instructions where the CPU has them (the
  * compiler then inlines and vectorizes fmaf), and a baseline x86-64 one that calls libm's fmaf.

@@ -1,5 +1,5 @@
 /* Device primitives of the emulated device that need the core: static shared memory, warp
- * collectives (shuffles, votes, __syncwarp, and the rendezvous the emulated WMMA uses) and the
+ * collectives (shuffles, votes, __syncwarp, and the rendezvous mma.sync and ldmatrix use) and the
  * deferred cp.async copies. */
 #include "emu_internal.h"
 #include "emu_fiber.h"

@@ -2,8 +2,8 @@
  * PTX ISA fragment tables they implement). Each is warp-collective like on a GPU: the last lane to
  * arrive does the whole warp's work from every lane's registers or row address, so a call from
  * part of a warp is reported, as is an ldmatrix row address outside the block's shared memory or
- * not 16-byte aligned. mma.sync accumulates in f32 with fmaf in increasing k (as the emulated
- * WMMA does); tf32 inputs keep their top 19 bits, as the tensor core reads them. */
+ * not 16-byte aligned. mma.sync accumulates in f32 with fmaf in increasing k (one fixed order,
+ * device/emu_mma.c); tf32 inputs keep their top 19 bits, as the tensor core reads them. */
 #ifndef CONVND_MMA_SYNC_EMU_CUH
 #define CONVND_MMA_SYNC_EMU_CUH
 

@@ -333,6 +333,17 @@ inline double2 make_double2(double x, double y) {
 
 /* ---- math and bit intrinsics CUDA provides in device code --------------------------------- */
 
+/* Round to TF32 (10 mantissa bits), to nearest with ties away from zero, like
+ * cvt.rna.tf32.f32 (the GPU's __float_to_tf32); the result is a float whose low 13 bits are
+ * zero. */
+inline float convnd_float_to_tf32(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7F800000u) != 0x7F800000u) u = (u + 0x1000u) & ~0x1FFFu; /* finite only */
+    memcpy(&x, &u, sizeof u);
+    return x;
+}
+
 #define CONVND_EMU_MINMAX(T)                                                                       \
     inline T min(T a, T b) {                                                                       \
         return b < a ? b : a;                                                                      \

@@ -20,7 +20,7 @@
  *  - vector types float2 float4 int2 int4 uint2 uint4 double2 and their make_* functions;
  *    loaded and stored through memory only with convnd_ld_vec(p) / convnd_st_vec(p, v), which the
  *    emulated device checks for the vector's alignment (the GPU faults on a misaligned one)
- *  - tensor cores: namespace convnd_wmma (nvcuda::wmma on the GPU), convnd_float_to_tf32
+ *  - tensor cores: convnd_float_to_tf32 (mma.sync, ldmatrix, stmatrix: mma_sync.cuh, stmatrix.cuh)
  *  - <cmath>, min/max on integer and floating types, __ldg, __popc, __clz, __ffs, __expf...
  *  - CONVND_UNROLL(n): an unroll pragma both compilers understand; CONVND_UNROLL_GPU(n): one
  *    that only nvcc applies (loops whose unrolling would only slow the emulated build). */
@@ -64,8 +64,5 @@ struct convnd_launch_site {
 #endif
 
 #include "half_types.cuh"
-#if defined(CONVND_EMU) && CONVND_EMU
-#include "emu_wmma.cuh"
-#endif
 
 #endif

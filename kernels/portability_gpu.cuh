@@ -1,5 +1,5 @@
 /* The GPU half of the portability layer (nvcc, CONVND_GPU): mostly CUDA itself, plus the few
- * names the emulated device also provides (launch, shared-memory macros, cp.async, WMMA). */
+ * names the emulated device also provides (launch, shared memory, cp.async, TF32 rounding). */
 #ifndef CONVND_PORTABILITY_GPU_CUH
 #define CONVND_PORTABILITY_GPU_CUH
 
@@ -13,7 +13,8 @@
 #define CONVND_UNROLL(n) CONVND_PRAGMA(unroll n)
 #define CONVND_UNROLL_GPU(n) CONVND_PRAGMA(unroll n)
 
-/* 128-byte aligned: enough for WMMA (32), vector loads (16) and cp.async (16). */
+/* 128-byte aligned: more than 16-byte vectors, cp.async and ldmatrix/stmatrix rows need; the
+ * Hopper tier's 128B-swizzled stages want 1024 and round their own base up (hopper_igemm.cu). */
 #define CONVND_SHARED(T, name, dims) __shared__ __align__(128) T name dims
 #define CONVND_DYNAMIC_SHARED(T, name)                                                             \
     extern __shared__ __align__(128) unsigned char convnd_dynamic_smem[];                          \
@@ -103,14 +104,7 @@ __device__ __forceinline__ void convnd_cp_async_wait_all() {
 #endif
 }
 
-/* ---- tensor cores: nvcuda::wmma under the project's name ---------------------------------- */
-
-namespace convnd_wmma {
-using namespace nvcuda::wmma;
-__device__ __forceinline__ float convnd_float_to_tf32(float x) {
-    return nvcuda::wmma::__float_to_tf32(x);
-}
-} // namespace convnd_wmma
+/* ---- tensor cores: operands rounded to TF32 (cvt.rna.tf32.f32) ------------------------------ */
 
 __device__ __forceinline__ float convnd_float_to_tf32(float x) {
     return nvcuda::wmma::__float_to_tf32(x);

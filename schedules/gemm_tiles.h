@@ -26,7 +26,7 @@ typedef struct convnd_gemm_tiles {
     const convnd_gemm_tile *tiles;
 } convnd_gemm_tiles;
 
-extern const convnd_gemm_tiles convnd_gemm_tc_tiles;   /* tensor cores (WMMA) */
+extern const convnd_gemm_tiles convnd_gemm_tc_tiles;   /* tensor cores (mma.sync) */
 extern const convnd_gemm_tiles convnd_gemm_simt_tiles; /* CUDA cores, exact f32 */
 
 /* The same as constant expressions, for the registry's static schedule tables. */

@@ -51,7 +51,7 @@ static inline void emu_mirrors_copy(bool to_device) {
 #endif
 
 /* Buffers the host fills and reads (operator[], h) and the kernels use (p): on the emulated
- * device one host allocation, 64-byte aligned as cudaMalloc's would be (WMMA needs 32); on a GPU
+ * device one host allocation, 64-byte aligned (cudaMalloc's are at least 256); on a GPU
  * device memory at p mirrored by h. */
 template <typename T> struct emu_buffer {
     T *p, *h;
