@@ -8,9 +8,10 @@
 #
 # Environment: CONVND_SANITIZE_BUILD_DIR (default build-sanitize), CONVND_SANITIZE_JOBS (build and
 # test parallelism, default: the number of cores), CONVND_SANITIZE_FILTER (a Criterion --filter
-# glob; default: the whole suite), CONVND_SANITIZE_SKIP_TC_CONFIGS (the tensor-core
-# configurations not built, ;-separated; default the two 128x256/256x128 tiles). Any sanitizer report fails the test it happens in (the
-# runtime aborts), so the suite's exit status is the verdict.
+# glob; default: the whole suite), CONVND_TEST_ORDERS (default forward: below),
+# CONVND_SANITIZE_SKIP_TC_CONFIGS (the tensor-core configurations not built, ;-separated; default
+# the two 128x256/256x128 tiles). Any sanitizer report fails the test it happens in (the runtime
+# aborts), so the suite's exit status is the verdict.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,13 @@ cmake --build "$build" --target convnd_tests -j"$jobs"
 
 export CONVND_DEVICE=emulated
 unset CONVND_SCHEDULE CONVND_FORCE_INDEX64
+# One thread order (forward) instead of the plain suite's two: what this run adds is the
+# sanitizers' view of every access, which does not depend on the order the emulated threads run
+# in between barriers; the orders' own check (a race shows up as a wrong result in one of them)
+# is tests/run.sh's, with both orders, and CI step 1b's, with early and mixed copies. It halves
+# this run (634 s of test time against 1078 s). Determinism checks still compare two orders
+# (tests/support/test_orders.h).
+export CONVND_TEST_ORDERS=${CONVND_TEST_ORDERS:-forward}
 # detect_stack_use_after_return works with the emulator's fibers: every switch is announced to
 # ASan (device/emu_fiber.c), fake stacks included. Leaks are reported at each test's exit.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1}

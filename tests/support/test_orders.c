@@ -43,13 +43,26 @@ int test_order_count(void) {
     return convnd_active_device() == CONVND_DEVICE_EMULATED ? choose() : 1;
 }
 
+int test_order_count_for_determinism(void) {
+    if (convnd_active_device() != CONVND_DEVICE_EMULATED) return 1;
+    return choose() < 2 ? 2 : choose();
+}
+
+/* Order i: the run's list, then (one order chosen) reverse, or forward when that one is reverse. */
+static const named_order *order_at(int i) {
+    if (i < choose()) return chosen[i];
+    if (i == 1 && choose() == 1) return chosen[0] == &known[1] ? &known[0] : &known[1];
+    return NULL;
+}
+
 void test_order_apply(int i) {
     /* seed 1 for the seeded orders (shuffle, warp_ahead): reproducible */
-    if (convnd_active_device() == CONVND_DEVICE_EMULATED && i < choose())
-        convnd_emu_set_order(chosen[i]->order, 1);
+    const named_order *o = order_at(i);
+    if (convnd_active_device() == CONVND_DEVICE_EMULATED && o) convnd_emu_set_order(o->order, 1);
 }
 
 const char *test_order_name(int i) {
     if (convnd_active_device() != CONVND_DEVICE_EMULATED) return "gpu";
-    return i < choose() ? chosen[i]->name : "?";
+    const named_order *o = order_at(i);
+    return o ? o->name : "?";
 }

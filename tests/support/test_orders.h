@@ -7,7 +7,12 @@
 
 /* Number of orders to run on the active device. */
 int test_order_count(void);
-/* Selects order i (0 <= i < test_order_count()). */
+/* A determinism check compares runs in different orders, so on the emulated device it needs at
+ * least two even when CONVND_TEST_ORDERS names one (tests/run_sanitized.sh runs one): the run's
+ * orders, then the other of forward/reverse. Indices past test_order_count() are valid for
+ * test_order_apply and test_order_name up to this count. */
+int test_order_count_for_determinism(void);
+/* Selects order i (0 <= i < test_order_count(), or test_order_count_for_determinism()). */
 void test_order_apply(int i);
 /* "forward", "reverse", ..., or "gpu". */
 const char *test_order_name(int i);

@@ -37,7 +37,8 @@ typedef convnd_status (*test_wgrad_launcher)(const convnd_launch_args *a);
 /* As test_wgrad_run, or with launcher (not NULL) called directly on the emulated device with
  * spec's configuration and workspace instead of conv_nd. */
 convnd_status test_wgrad_launch(test_wgrad_case *c, const char *spec, test_wgrad_launcher launcher);
-/* The determinism check: runs spec (through launcher when not NULL) twice in every thread order;
+/* The determinism check: runs spec (through launcher when not NULL) twice in every thread order
+ * (at least two orders: test_order_count_for_determinism);
  * 1 when every run is correct and bit-identical to the first, else 0 and msg says where not. */
 int test_wgrad_bit_identical(test_wgrad_case *c, const char *spec, test_wgrad_launcher launcher,
                              char *msg, size_t msg_len);
