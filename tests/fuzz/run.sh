@@ -8,7 +8,7 @@
 #   2. replays the committed seed corpora tests/fuzz/corpus/ and tests/fuzz/corpus_kernels/ (one
 #      seed per feature-table case; every seed must pass) and the scratch corpus of earlier runs,
 #   3. fuzzes each for $CONVND_FUZZ_SECONDS (default 60) seconds of mutation, starting from that
-#      corpus; new inputs go to a scratch corpus under the build dir, never into the repository.
+#      corpus (the two targets side by side, one core each); new inputs go to a scratch corpus under the build dir, never into the repository.
 #      Replay and fuzzing are one libFuzzer run (a replay takes minutes for the kernel target:
 #      it is not run twice), interrupted that many seconds after its replay ends (libFuzzer's
 #      INITED line); the time and executions after the replay are reported, and a run with no
@@ -46,29 +46,32 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 findings=$build/findings
 mkdir -p "$findings"
-for target in host kernels; do
-  fuzzer=$build/convnd_fuzz_$target
-  seeds=tests/fuzz/corpus
+
+# Fuzzes one target; its report goes to $build/fuzz_$target.report (the verdict in its exit code).
+fuzz_target() {
+  local target=$1
+  local fuzzer=$build/convnd_fuzz_$target
+  local seeds=tests/fuzz/corpus
   [ "$target" = kernels ] && seeds=tests/fuzz/corpus_kernels
   mkdir -p "$build/corpus_$target"
   # a kernel input runs every supporting configuration, unoptimised under ASan: tensor-core
   # tiles (up to 128 x 128 x 32 per k-step) pad a small grouped GEMM to seconds of emulation
-  timeout=10
+  local timeout=10
   [ "$target" = kernels ] && timeout=300
-  inputs=$(($(ls "$seeds" | wc -l) + $(ls "$build/corpus_$target" | wc -l)))
+  local inputs=$(($(ls "$seeds" | wc -l) + $(ls "$build/corpus_$target" | wc -l)))
   echo "== $target: replaying the seed and scratch corpora ($inputs inputs), then fuzzing for" \
     "${seconds} s"
   # One libFuzzer run: its own replay of the corpora (every seed must pass), then mutation,
   # stopped by SIGINT $seconds after the replay ends (its INITED line), which libFuzzer answers
   # with its final stats and exit code 72. -max_total_time only bounds a replay that never ends.
   # (The RSS limit: fiber stacks and ASan's shadow, not the heap, pass 2 GiB.)
-  log=$build/fuzz_$target.log
-  start=$SECONDS
+  local log=$build/fuzz_$target.log
+  local start=$SECONDS
   "$fuzzer" -max_total_time=$((seconds + 3600)) -timeout="$timeout" -rss_limit_mb=4096 \
     -max_len=512 -print_final_stats=1 -artifact_prefix="$findings/$target-" \
     "$build/corpus_$target" "$seeds" >"$log" 2>&1 &
-  pid=$!
-  inited= stopped=$build/fuzz_$target.stopped
+  local pid=$!
+  local inited='' timer='' stopped=$build/fuzz_$target.stopped
   rm -f "$stopped"
   while kill -0 "$pid" 2>/dev/null; do
     if [ -z "$inited" ] && grep -q INITED "$log"; then
@@ -78,26 +81,41 @@ for target in host kernels; do
     fi
     sleep 1
   done
-  status=0
+  local status=0
   wait "$pid" || status=$?
-  [ -z "${timer:-}" ] || kill "$timer" 2>/dev/null || true
-  timer=
+  [ -z "$timer" ] || kill "$timer" 2>/dev/null || true
   cat "$log"
   # 72 is libFuzzer's "interrupted": a finding only when this script did not interrupt it
   if [ "$status" -eq 72 ] && [ -e "$stopped" ]; then status=0; fi
-  [ "$status" -eq 0 ] || { echo "tests/fuzz/run.sh: $target: finding (exit $status)"; exit 1; }
-  total=$((SECONDS - start))
+  [ "$status" -eq 0 ] || { echo "tests/fuzz/run.sh: $target: finding (exit $status)"; return 1; }
+  local total=$((SECONDS - start))
   inited=${inited:-$total}
   # "#N INITED": N executions were the replay; number_of_executed_units counts them all
+  local at_init units
   at_init=$(sed -n 's/^#\([0-9]*\).*INITED.*/\1/p' "$log" | head -1)
   units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  fuzzed=$((${units:-0} - ${at_init:-0}))
+  local fuzzed=$((${units:-0} - ${at_init:-0}))
   echo "== $target: replay ${inited} s, then $((total - inited)) s of fuzzing:" \
     "$fuzzed executions past the replay (${units:-0} in all)"
   if [ "$fuzzed" -le 0 ]; then
     echo "tests/fuzz/run.sh: $target: no execution past the corpus replay (a loaded machine?):" \
       "this run fuzzed nothing"
-    exit 1
+    return 1
   fi
+}
+
+# The two targets run side by side (each libFuzzer run is one process on one core): the host
+# target's minute overlaps the kernel target's replay. Each report is printed whole, in order.
+failed=0
+pids=()
+for target in host kernels; do
+  fuzz_target "$target" >"$build/fuzz_$target.report" 2>&1 &
+  pids+=($!)
 done
+for i in 0 1; do
+  target=$([ "$i" = 0 ] && echo host || echo kernels)
+  wait "${pids[$i]}" || failed=1
+  cat "$build/fuzz_$target.report"
+done
+[ "$failed" = 0 ] || exit 1
 echo "tests/fuzz/run.sh: no findings"
