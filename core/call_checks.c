@@ -117,19 +117,17 @@ convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_proble
     return convnd_check_io(p, sizes, &io);
 }
 
-convnd_status convnd_check_workspace(const convnd_problem *p, const convnd_io *io,
-                                     const void *workspace, size_t workspace_bytes) {
+convnd_status convnd_check_workspace(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                     const convnd_io *io, const void *workspace,
+                                     size_t workspace_bytes) {
     if (!workspace || workspace_bytes == 0) return CONVND_OK;
     if ((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT != 0)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "workspace=%p is not aligned to %d bytes (its address mod %d is %u)",
                             workspace, CONVND_WORKSPACE_ALIGNMENT, CONVND_WORKSPACE_ALIGNMENT,
                             (unsigned)((uintptr_t)workspace % CONVND_WORKSPACE_ALIGNMENT));
-    convnd_problem_sizes s;
-    const convnd_status st = convnd_problem_check(p, &s);
-    if (st) return st;
     tensor_span spans[N_SPANS];
-    call_spans(p, &s, io, spans);
+    call_spans(p, sizes, io, spans);
     /* workspace_bytes is the caller's claim; a span past the address space still overlaps */
     const uintptr_t w0 = (uintptr_t)workspace;
     const uintptr_t w1 = workspace_bytes > UINTPTR_MAX - w0 ? UINTPTR_MAX : w0 + workspace_bytes;

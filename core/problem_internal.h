@@ -83,9 +83,11 @@ convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_size
 
 /* The workspace of a conv_nd call that gives one (non-NULL, workspace_bytes > 0): aligned to
  * CONVND_WORKSPACE_ALIGNMENT, and its bytes overlap none of x, w, bias, z, y (it is scratch the
- * kernels write, and x is const). Run after convnd_check_call. */
-convnd_status convnd_check_workspace(const convnd_problem *p, const convnd_io *io,
-                                     const void *workspace, size_t workspace_bytes);
+ * kernels write, and x is const). For a problem already validated into sizes (a plan's): it
+ * validates nothing again. */
+convnd_status convnd_check_workspace(const convnd_problem *p, const convnd_problem_sizes *sizes,
+                                     const convnd_io *io, const void *workspace,
+                                     size_t workspace_bytes);
 /* convnd_check_call's pointer checks alone, for a problem already validated into sizes. */
 convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                     const void *x, const void *w, const void *bias, const void *z,

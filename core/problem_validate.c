@@ -2,6 +2,7 @@
  * alone can break, with checked int64 arithmetic so that absurd sizes are rejected, never
  * wrapped. */
 #include "checked_math.h"
+#include "counters.h"
 #include "error.h"
 #include "problem_internal.h"
 
@@ -255,6 +256,7 @@ static convnd_status check_epilogue(const convnd_problem *p) {
 }
 
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s) {
+    convnd_count_validation();
     if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
     if (p->dims < 1 || p->dims > CONVND_MAX_DIMS)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "dims=%d must be 1, 2 or 3", (int)p->dims);

@@ -266,6 +266,18 @@ convnd_status convnd_plan_workspace_size(const convnd_plan_t *plan, size_t *byte
 convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t len);
 void convnd_plan_destroy(convnd_plan_t *plan);
 
+/* ---- counters ------------------------------------------------------------------------------ */
+
+/* Process-wide counts since the library was loaded, all threads together: problem validations
+ * (convnd_validate and every call that checks a problem: conv_nd, convnd_plan_create,
+ * convnd_tensor_describe, ...) and planner runs (choosing a schedule: conv_nd, convnd_plan_create,
+ * convnd_plan_name, ...). For tests and overhead checks: executing a plan adds to neither. */
+typedef struct convnd_counters {
+    uint64_t validations;
+    uint64_t plans;
+} convnd_counters;
+void convnd_get_counters(convnd_counters *out);
+
 /* ---- schedules ------------------------------------------------------------------------------ */
 
 /* Number of schedules; name and configurations of schedule i (NULL past the end). */

@@ -42,7 +42,8 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io,
         return convnd_error(CONVND_ERR_WORKSPACE,
                             "workspace: schedule '%s:%s' needs %zu bytes, given %zu", name, config,
                             plan->workspace_bytes, workspace_bytes);
-    const convnd_status st = convnd_check_workspace(&plan->problem, io, workspace, workspace_bytes);
+    const convnd_status st =
+        convnd_check_workspace(&plan->problem, &plan->sizes, io, workspace, workspace_bytes);
     if (st != CONVND_OK) return st;
     /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0;
      * a state is written even when C_out == 0) */

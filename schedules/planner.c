@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "error.h"
 #include "arch.h"
 #include "planner.h"
@@ -127,6 +128,7 @@ convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *p
                             const convnd_options *opts, convnd_device device,
                             const convnd_tune_buffers *tune, convnd_choice *out,
                             convnd_choice_source *source) {
+    convnd_count_plan();
     convnd_choice_source ignored;
     if (!source) source = &ignored;
     const char *forced = convnd_forced_spec(opts);

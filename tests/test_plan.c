@@ -228,6 +228,47 @@ Test(plan, execute_never_allocates_nor_autotunes) {
     convnd_autotune_allow_emulated(0);
 }
 
+/* The library's counters: creating a plan validates the problem and runs the planner once each;
+ * executing it does neither (what the PyTorch op's plan cache relies on); conv_nd does both. */
+Test(plan, execute_validates_and_plans_nothing) {
+    const convnd_problem p = parse("fwd 2d N=2 Ci=8 Co=16 I=6,5 K=3 P0=1 P1=0 bf16 x=cl w=cl");
+    test_conv_case c; /* set up first: its own shape queries validate */
+    char err[256], msg[512];
+    cr_assert(test_case_init(&c, &p, 0, fresh_seed(), err, sizeof err), "%s", err);
+    convnd_counters before, created, executed, one_shot;
+    convnd_get_counters(&before);
+    convnd_plan_t *plan = NULL;
+    cr_assert_eq(convnd_plan_create(&plan, &p, NULL), CONVND_OK, "%s", convnd_last_error());
+    convnd_get_counters(&created);
+    cr_expect_eq(created.validations, before.validations + 1);
+    cr_expect_eq(created.plans, before.plans + 1);
+
+    size_t ws = 0;
+    cr_assert_eq(convnd_plan_workspace_size(plan, &ws), CONVND_OK);
+    ws += 256; /* a workspace is given, so execute checks it (alignment, overlaps) */
+    void *workspace = NULL;
+    cr_assert_eq(convnd_malloc(&workspace, ws), CONVND_OK);
+    for (int r = 0; r < 5; ++r)
+        cr_assert_eq(convnd_plan_execute(plan, c.dx, c.dw, c.db, c.dz, c.dy, workspace, ws, NULL),
+                     CONVND_OK, "%s", convnd_last_error());
+    convnd_get_counters(&executed);
+    cr_expect_eq(executed.validations, created.validations, "execute validated");
+    cr_expect_eq(executed.plans, created.plans, "execute planned");
+    cr_assert_eq(convnd_memcpy_d2h(c.hy, c.dy, (size_t)c.yd.bytes), CONVND_OK);
+    cr_expect(test_case_check(&c, msg, sizeof msg), "%s", msg);
+
+    cr_assert_eq(conv_nd(&p, c.dx, c.dw, c.db, c.dz, c.dy, workspace, ws, NULL, NULL), CONVND_OK,
+                 "%s", convnd_last_error());
+    convnd_get_counters(&one_shot);
+    cr_expect_gt(one_shot.validations, executed.validations);
+    cr_expect_eq(one_shot.plans, executed.plans + 1);
+    convnd_get_counters(NULL); /* ignored */
+
+    convnd_free(workspace);
+    test_case_free(&c);
+    convnd_plan_destroy(plan);
+}
+
 /* execute's pointer checks are conv_nd's, and an error writes nothing. */
 Test(plan, execute_checks_pointers_and_workspace) {
     const convnd_problem p = parse("fwd 1d N=1 Ci=2 Co=3 I=8 K=3 bias");

@@ -5,6 +5,12 @@
 // One problem builder per op serves the real kernel (CPU tensors on convnd's emulated device,
 // CUDA tensors on the GPU), the Meta kernel (shapes for FakeTensor / torch.compile) and the plan
 // name. Autograd is registered from Python (convnd/_ops.py) on top of conv_nd.
+//
+// The real kernels run convnd plans from a process-wide cache (PlanCache below) keyed by the
+// problem's bytes, the device and the schedule: the first call with a problem validates it,
+// checks every tensor against it and creates the plan; a repeated call fills the problem from
+// the tensors, finds the plan, compares the tensors' shapes, dtypes and devices with the ones the
+// plan was made for, and executes it: no validation, no planning (convnd_get_counters).
 #include <torch/extension.h>
 #include <torch/library.h>
 
@@ -13,10 +19,16 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <tuple>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -179,12 +191,14 @@ struct Call {
     at::Tensor x, w, bias, z; // bias/z undefined when absent
 };
 
-// Builds and validates the problem for the op's arguments; x and w may be replaced by packed
-// copies. Every tensor's shape is checked against what the problem reads.
-Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<at::Tensor> &bias,
-           const std::optional<at::Tensor> &z, c10::IntArrayRef stride, c10::IntArrayRef dilation,
-           c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
-           int64_t mode, double alpha, double beta, int64_t activation, bool need_memory_layout) {
+// The problem for the op's arguments, filled from the tensors without validating it; x and w may
+// be replaced by packed copies (need_memory_layout: the real kernel's), bias made contiguous and
+// z packed in y's layout. check_call validates it and checks every tensor against it.
+Call make_call(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<at::Tensor> &bias,
+               const std::optional<at::Tensor> &z, c10::IntArrayRef stride,
+               c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+               c10::IntArrayRef padding_after, int64_t groups, int64_t mode, double alpha,
+               double beta, int64_t activation, bool need_memory_layout) {
     Call c;
     c.x = x_in;
     c.w = w_in;
@@ -225,34 +239,51 @@ Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<a
         p.w_layout = layout_of(c.w);
     }
     p.y_layout = convnd_default_output_layout(p.x_layout, p.w_layout);
-    check(convnd_validate(&p), "conv_nd");
-
-    auto expect = [&](const at::Tensor &t, convnd_tensor which, const char *name) {
-        convnd_tensor_desc d;
-        check(convnd_tensor_describe(&p, which, &d), "conv_nd");
-        const c10::IntArrayRef want(d.shape, d.rank);
-        TORCH_CHECK_VALUE(t.sizes() == want, "convnd: ", name, " has shape ", shape_text(t.sizes()),
-                          " but the problem (mode=", mode, ", groups=", groups, ") expects ",
-                          shape_text(want));
-        if (name[0] != 'x') {
-            TORCH_CHECK_VALUE(t.scalar_type() == x_in.scalar_type(), "convnd: ", name,
-                              " has dtype ", t.scalar_type(), " but x has dtype ",
-                              x_in.scalar_type());
-            TORCH_CHECK_VALUE(t.device() == x_in.device(), "convnd: ", name, " is on ", t.device(),
-                              " but x is on ", x_in.device());
-        }
-    };
-    expect(c.w, CONVND_W, "w");
-    if (bias) {
-        expect(*bias, CONVND_BIAS, "bias");
-        c.bias = need_memory_layout ? bias->contiguous() : *bias;
-    }
+    if (bias) c.bias = need_memory_layout ? bias->contiguous() : *bias;
     if (z) {
-        expect(*z, CONVND_Z, "z");
         c.z = *z;
         if (need_memory_layout && !is_packed(*z, p.y_layout)) // z shares y's layout
             c.z = empty_in_layout(z->sizes(), p.y_layout, z->options()).copy_(*z);
     }
+    return c;
+}
+
+// The shapes a validated problem reads and writes (convnd_tensor_describe).
+std::vector<int64_t> described_shape(const convnd_problem &p, convnd_tensor which,
+                                     const char *what) {
+    convnd_tensor_desc d;
+    check(convnd_tensor_describe(&p, which, &d), what);
+    return std::vector<int64_t>(d.shape, d.shape + d.rank);
+}
+
+// Validates c's problem and checks w, bias and z against it (shape, and x's dtype and device),
+// with messages that name the tensor and both shapes.
+void check_call(const Call &c, const at::Tensor &x, const std::optional<at::Tensor> &bias,
+                const std::optional<at::Tensor> &z) {
+    check(convnd_validate(&c.p), "conv_nd");
+    auto expect = [&](const at::Tensor &t, convnd_tensor which, const char *name) {
+        const std::vector<int64_t> want = described_shape(c.p, which, "conv_nd");
+        TORCH_CHECK_VALUE(t.sizes() == c10::IntArrayRef(want), "convnd: ", name, " has shape ",
+                          shape_text(t.sizes()), " but the problem (mode=", (int)c.p.mode,
+                          ", groups=", c.p.groups, ") expects ", shape_text(want));
+        TORCH_CHECK_VALUE(t.scalar_type() == x.scalar_type(), "convnd: ", name, " has dtype ",
+                          t.scalar_type(), " but x has dtype ", x.scalar_type());
+        TORCH_CHECK_VALUE(t.device() == x.device(), "convnd: ", name, " is on ", t.device(),
+                          " but x is on ", x.device());
+    };
+    expect(c.w, CONVND_W, "w");
+    if (bias) expect(*bias, CONVND_BIAS, "bias");
+    if (z) expect(*z, CONVND_Z, "z");
+}
+
+// make_call, then check_call: the problem of a call that is not run from a cached plan.
+Call build(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<at::Tensor> &bias,
+           const std::optional<at::Tensor> &z, c10::IntArrayRef stride, c10::IntArrayRef dilation,
+           c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
+           int64_t mode, double alpha, double beta, int64_t activation, bool need_memory_layout) {
+    Call c = make_call(x_in, w_in, bias, z, stride, dilation, padding_before, padding_after, groups,
+                       mode, alpha, beta, activation, need_memory_layout);
+    check_call(c, x_in, bias, z);
     return c;
 }
 
@@ -264,14 +295,24 @@ struct WgradCall {
     convnd_problem q; // the CONVND_WGRAD problem conv_nd runs
     at::Tensor a, b;  // its x and dy operands: (x, dy), or (dy, x) for a transposed source
     at::Tensor z;     // dw_prev in dw's layout, undefined when absent
+    int32_t swap = 0; // 1: (a, b) = (dy, x)
 };
 
-WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntArrayRef weight_size,
-                      const std::optional<at::Tensor> &z, c10::IntArrayRef stride,
-                      c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
-                      c10::IntArrayRef padding_after, int64_t groups, int64_t mode, double alpha,
-                      double beta) {
-    at::Tensor x = x_in, dy = dy_in;
+// The problem whose weight gradient is asked for, with dy in its y's place, filled from the
+// tensors without validating it (x and dy may be replaced by packed copies).
+struct WgradSource {
+    convnd_problem p;
+    at::Tensor x, dy;
+};
+
+WgradSource wgrad_source(const at::Tensor &x_in, const at::Tensor &dy_in,
+                         c10::IntArrayRef weight_size, c10::IntArrayRef stride,
+                         c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+                         c10::IntArrayRef padding_after, int64_t groups, int64_t mode) {
+    WgradSource src;
+    at::Tensor &x = src.x, &dy = src.dy;
+    x = x_in;
+    dy = dy_in;
     const int64_t dims = x.dim() - 2;
     TORCH_CHECK_VALUE(dims >= 1 && dims <= 3, "convnd: x of shape ", shape_text(x.sizes()), " has ",
                       x.dim(), " dims; expected 3, 4 or 5 ([N, C, spatial...])");
@@ -285,8 +326,7 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntA
                       "conv)");
     check_geometry_and_pair(stride, dilation, padding_before, padding_after, dims, x, dy, "dy");
 
-    // The problem whose weight gradient is asked for, with dy in its y's place.
-    convnd_problem p;
+    convnd_problem &p = src.p;
     convnd_problem_init(&p, (int32_t)dims);
     p.mode = (convnd_mode)mode;
     p.dtype = dtype_of(x, "x");
@@ -306,6 +346,30 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntA
     p.y_layout = layout_of(dy);
     // dw as ATen makes it: channels-last when either operand is.
     p.w_layout = convnd_default_output_layout(p.x_layout, p.y_layout);
+    return src;
+}
+
+// z (dw_prev) checked against dw and packed in dw's layout.
+at::Tensor wgrad_z(const std::optional<at::Tensor> &z, c10::IntArrayRef weight_size,
+                   convnd_layout w_layout, const at::Tensor &x) {
+    if (!z) return at::Tensor();
+    TORCH_CHECK_VALUE(z->sizes() == weight_size, "convnd: z has shape ", shape_text(z->sizes()),
+                      " but dw has shape ", shape_text(weight_size));
+    TORCH_CHECK_VALUE(z->scalar_type() == x.scalar_type(), "convnd: z has dtype ",
+                      z->scalar_type(), " but x has dtype ", x.scalar_type());
+    TORCH_CHECK_VALUE(z->device() == x.device(), "convnd: z is on ", z->device(), " but x is on ",
+                      x.device());
+    if (is_packed(*z, w_layout)) return *z; // z shares dw's layout
+    return empty_in_layout(z->sizes(), w_layout, z->options()).copy_(*z);
+}
+
+// The CONVND_WGRAD problem of src, validated, with every tensor checked against it.
+WgradCall finish_wgrad(const WgradSource &src, c10::IntArrayRef weight_size,
+                       const std::optional<at::Tensor> &z, double alpha, double beta) {
+    const convnd_problem &p = src.p;
+    const at::Tensor &x = src.x, &dy = src.dy;
+    const int mode = (int)p.mode;
+    const int64_t groups = p.groups;
     check(convnd_validate(&p), "conv_nd_wgrad");
     convnd_tensor_desc d;
     check(convnd_tensor_describe(&p, CONVND_W, &d), "conv_nd_wgrad");
@@ -319,8 +383,8 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntA
                       ") has an output of shape ", shape_text(c10::IntArrayRef(d.shape, d.rank)));
 
     WgradCall c;
-    int32_t swap = 0;
-    check(convnd_bind_wgrad(&p, &c.q, &swap), "conv_nd_wgrad");
+    check(convnd_bind_wgrad(&p, &c.q, &c.swap), "conv_nd_wgrad");
+    const int32_t swap = c.swap;
     c.a = swap ? dy : x;
     c.b = swap ? x : dy;
     // The operands' own layouts (bind already carries them over; stated, not assumed).
@@ -345,18 +409,18 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntA
     TORCH_CHECK(weight_size == c10::IntArrayRef(d.shape, d.rank),
                 "convnd: internal: the wgrad problem writes dw of shape ",
                 shape_text(c10::IntArrayRef(d.shape, d.rank)), ", not ", shape_text(weight_size));
-    if (z) {
-        TORCH_CHECK_VALUE(z->sizes() == weight_size, "convnd: z has shape ", shape_text(z->sizes()),
-                          " but dw has shape ", shape_text(weight_size));
-        TORCH_CHECK_VALUE(z->scalar_type() == x.scalar_type(), "convnd: z has dtype ",
-                          z->scalar_type(), " but x has dtype ", x.scalar_type());
-        TORCH_CHECK_VALUE(z->device() == x.device(), "convnd: z is on ", z->device(),
-                          " but x is on ", x.device());
-        c.z = *z;
-        if (!is_packed(*z, c.q.w_layout)) // z shares dw's layout
-            c.z = empty_in_layout(z->sizes(), c.q.w_layout, z->options()).copy_(*z);
-    }
+    c.z = wgrad_z(z, weight_size, c.q.w_layout, x);
     return c;
+}
+
+WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntArrayRef weight_size,
+                      const std::optional<at::Tensor> &z, c10::IntArrayRef stride,
+                      c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+                      c10::IntArrayRef padding_after, int64_t groups, int64_t mode, double alpha,
+                      double beta) {
+    return finish_wgrad(wgrad_source(x_in, dy_in, weight_size, stride, dilation, padding_before,
+                                     padding_after, groups, mode),
+                        weight_size, z, alpha, beta);
 }
 
 std::vector<int64_t> y_shape(const convnd_problem &p) {
@@ -434,27 +498,147 @@ void *aligned_workspace(size_t bytes, const at::TensorOptions &opts, at::Tensor 
     return (void *)start;
 }
 
-// conv_nd(p, a, b, bias, z) into a new tensor of out_shape in out_layout on x's device: on its
-// current stream, with the workspace from PyTorch's allocator (the caching allocator for CUDA),
-// aligned as conv_nd requires. Every tensor handed over is an ATen allocation or a view into
-// one, so aligned to its element size, which is what conv_nd asks of tensors.
-at::Tensor run_conv_nd(const convnd_problem &p, const at::Tensor &x, c10::IntArrayRef out_shape,
-                       convnd_layout out_layout, const at::Tensor &a, const at::Tensor &b,
-                       const at::Tensor &bias, const at::Tensor &z,
-                       std::optional<c10::string_view> schedule, const std::string &what) {
+// ---- plans: created once per problem, device and schedule, executed by every later call ----
+
+// A plan and what it was made for: the shapes of the operands the problem does not fix by itself
+// (checked on every hit) and, for a weight gradient, which operand is the bound problem's x.
+struct CachedPlan {
+    convnd_plan_t *plan = nullptr;
+    size_t workspace_bytes = 0;
+    std::vector<int64_t> out_shape;                 // y (dw for a weight gradient)
+    std::vector<std::vector<int64_t>> operand_shapes; // conv_nd: w, bias, z; wgrad: dy, dw
+    int32_t swap = 0;                               // wgrad: (a, b) = (dy, x)
+    convnd_problem q{};                             // wgrad: the bound problem (its layouts)
+    CachedPlan() = default;
+    CachedPlan(const CachedPlan &) = delete;
+    CachedPlan &operator=(const CachedPlan &) = delete;
+    ~CachedPlan() { convnd_plan_destroy(plan); }
+};
+
+// A bounded least-recently-used map, one per process, safe from many threads: the lock covers
+// the lookup and the insertion; a plan is executed outside it (convnd plans are read-only after
+// creation), and a shared_ptr keeps an evicted plan alive while a call still runs it. Two threads
+// missing the same key at once both create a plan; the later insertion replaces the earlier.
+class PlanCache {
+  public:
+    std::shared_ptr<const CachedPlan> find(const std::string &key) {
+        std::lock_guard<std::mutex> lock(mu_);
+        const auto it = index_.find(key);
+        if (it == index_.end()) {
+            ++misses_;
+            return nullptr;
+        }
+        ++hits_;
+        lru_.splice(lru_.begin(), lru_, it->second);
+        return it->second->second;
+    }
+    void insert(const std::string &key, std::shared_ptr<const CachedPlan> plan) {
+        std::lock_guard<std::mutex> lock(mu_);
+        const auto it = index_.find(key);
+        if (it != index_.end()) {
+            lru_.erase(it->second);
+            index_.erase(it);
+        }
+        if (capacity_ == 0) return;
+        lru_.emplace_front(key, std::move(plan));
+        index_[key] = lru_.begin();
+        trim();
+    }
+    void clear() {
+        std::lock_guard<std::mutex> lock(mu_);
+        lru_.clear();
+        index_.clear();
+        hits_ = misses_ = 0;
+    }
+    void set_capacity(size_t capacity) {
+        std::lock_guard<std::mutex> lock(mu_);
+        capacity_ = capacity;
+        trim();
+    }
+    // (entries, capacity, hits, misses)
+    std::tuple<int64_t, int64_t, int64_t, int64_t> info() {
+        std::lock_guard<std::mutex> lock(mu_);
+        return {(int64_t)lru_.size(), (int64_t)capacity_, (int64_t)hits_, (int64_t)misses_};
+    }
+
+  private:
+    void trim() {
+        while (lru_.size() > capacity_) {
+            index_.erase(lru_.back().first);
+            lru_.pop_back();
+        }
+    }
+    using Entry = std::pair<std::string, std::shared_ptr<const CachedPlan>>;
+    std::mutex mu_;
+    std::list<Entry> lru_; // most recently used first
+    std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+    size_t capacity_ = 1024;
+    uint64_t hits_ = 0, misses_ = 0;
+};
+
+PlanCache &plan_cache() {
+    static PlanCache cache;
+    return cache;
+}
+
+// The cache key: which op, the problem's bytes (convnd_problem_init zeroes the whole struct, so
+// padding bytes are zero too), the device, the forced schedule (the argument, and CONVND_SCHEDULE,
+// which the planner also reads) and the op's own extra values.
+std::string plan_key(char op, const convnd_problem &p, const at::Device &dev,
+                     const std::optional<c10::string_view> &schedule, const void *extra = nullptr,
+                     size_t extra_bytes = 0) {
+    std::string key(1, op);
+    key.append(reinterpret_cast<const char *>(&p), sizeof p);
+    key.push_back((char)dev.type());
+    key.push_back((char)dev.index());
+    if (extra_bytes) key.append(static_cast<const char *>(extra), extra_bytes);
+    if (schedule) key.append("\1").append(schedule->data(), schedule->size());
+    if (const char *env = std::getenv("CONVND_SCHEDULE")) key.append("\2").append(env);
+    return key;
+}
+
+// Creates the plan of a validated problem on x's device.
+std::shared_ptr<CachedPlan> make_plan(const convnd_problem &p, const at::Tensor &x,
+                                      const std::optional<c10::string_view> &schedule,
+                                      const std::string &what) {
     const c10::DeviceGuard guard(x.device());
     const ThreadDevice on(x.device());
     std::string keep;
     const convnd_options opts = options_for(schedule, keep);
-    size_t ws_bytes = 0;
-    check(convnd_workspace_size(&p, &opts, &ws_bytes), what + " workspace");
-    at::Tensor out = empty_in_layout(out_shape, out_layout, x.options());
+    auto e = std::make_shared<CachedPlan>();
+    check(convnd_plan_create(&e->plan, &p, &opts), what);
+    check(convnd_plan_workspace_size(e->plan, &e->workspace_bytes), what + " workspace");
+    return e;
+}
+
+// Executes a plan into a new tensor of the plan's output shape in out_layout on x's device: on
+// its current stream, with the workspace from PyTorch's allocator (the caching allocator for
+// CUDA), aligned as convnd requires. Every tensor handed over is an ATen allocation or a view
+// into one, so aligned to its element size, which is what convnd asks of tensors.
+at::Tensor run_plan(const CachedPlan &plan, const at::Tensor &x, convnd_layout out_layout,
+                    const at::Tensor &a, const at::Tensor &b, const at::Tensor &bias,
+                    const at::Tensor &z, const char *what) {
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    at::Tensor out = empty_in_layout(plan.out_shape, out_layout, x.options());
     at::Tensor ws;
-    void *workspace = aligned_workspace(ws_bytes, x.options(), ws);
-    check(conv_nd(&p, a.data_ptr(), b.data_ptr(), ptr_or_null(bias), ptr_or_null(z), out.data_ptr(),
-                  workspace, ws_bytes, stream_of(x.device()), &opts),
+    void *workspace = aligned_workspace(plan.workspace_bytes, x.options(), ws);
+    check(convnd_plan_execute(plan.plan, a.data_ptr(), b.data_ptr(), ptr_or_null(bias),
+                              ptr_or_null(z), out.data_ptr(), workspace, plan.workspace_bytes,
+                              stream_of(x.device())),
           what);
     return out;
+}
+
+bool same_shape(const at::Tensor &t, const std::vector<int64_t> &shape) {
+    return t.sizes() == c10::IntArrayRef(shape);
+}
+
+// Whether t matches what a plan was made for: the shape, and x's dtype and device (an absent
+// operand matches an empty shape list).
+bool operand_matches(const at::Tensor &t, const std::vector<int64_t> &shape, const at::Tensor &x) {
+    if (!t.defined()) return shape.empty();
+    return same_shape(t, shape) && t.scalar_type() == x.scalar_type() && t.device() == x.device();
 }
 
 // "schedule:config" that conv_nd would run for p on x's device.
@@ -488,10 +672,27 @@ at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
                         int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
                         std::optional<c10::string_view> schedule) {
     check_device(x);
-    Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
-                   alpha, beta, activation, true);
-    return run_conv_nd(c.p, x, y_shape(c.p), c.p.y_layout, c.x, c.w, c.bias, c.z, schedule,
-                       "conv_nd");
+    Call c = make_call(x, w, bias, z, stride, dilation, padding_before, padding_after, groups,
+                       mode, alpha, beta, activation, true);
+    const std::string key = plan_key('f', c.p, x.device(), schedule);
+    std::shared_ptr<const CachedPlan> plan = plan_cache().find(key);
+    // The key fixes x, the geometry and the epilogue; w's C_in/g and the operands' shapes,
+    // dtypes and devices are the tensors' own (an absent bias/z has an empty shape there).
+    if (!plan || !operand_matches(c.w, plan->operand_shapes[0], x) ||
+        !operand_matches(c.bias, plan->operand_shapes[1], x) ||
+        !operand_matches(c.z, plan->operand_shapes[2], x)) {
+        check_call(c, x, bias, z);
+        auto made = make_plan(c.p, x, schedule, "conv_nd");
+        made->out_shape = y_shape(c.p);
+        made->operand_shapes = {described_shape(c.p, CONVND_W, "conv_nd"),
+                                bias ? described_shape(c.p, CONVND_BIAS, "conv_nd")
+                                     : std::vector<int64_t>{},
+                                z ? described_shape(c.p, CONVND_Z, "conv_nd")
+                                  : std::vector<int64_t>{}};
+        plan_cache().insert(key, made);
+        plan = made;
+    }
+    return run_plan(*plan, x, c.p.y_layout, c.x, c.w, c.bias, c.z, "conv_nd");
 }
 
 // Shapes only (FakeTensor, torch.compile, meta tensors), strides as the real kernel makes them.
@@ -547,10 +748,31 @@ at::Tensor conv_nd_wgrad_impl(const at::Tensor &x, const at::Tensor &dy,
                               int64_t groups, int64_t mode, double alpha, double beta,
                               std::optional<c10::string_view> schedule) {
     check_device(x);
-    WgradCall c = build_wgrad(x, dy, weight_size, z, stride, dilation, padding_before,
-                              padding_after, groups, mode, alpha, beta);
-    return run_conv_nd(c.q, x, weight_size, c.q.w_layout, c.a, c.b, at::Tensor(), c.z, schedule,
-                       "conv_nd_wgrad");
+    WgradSource src = wgrad_source(x, dy, weight_size, stride, dilation, padding_before,
+                                   padding_after, groups, mode);
+    // The key: the source problem (dy's sizes and weight_size[1] are not in it: checked on a
+    // hit), alpha, beta and whether z is read.
+    const struct {
+        double alpha, beta;
+        int64_t has_z;
+    } extra = {alpha, beta, z.has_value() ? 1 : 0};
+    const std::string key = plan_key('w', src.p, x.device(), schedule, &extra, sizeof extra);
+    std::shared_ptr<const CachedPlan> plan = plan_cache().find(key);
+    if (plan && same_shape(src.dy, plan->operand_shapes[0]) &&
+        c10::IntArrayRef(plan->operand_shapes[1]) == weight_size) {
+        const at::Tensor a = plan->swap ? src.dy : src.x, b = plan->swap ? src.x : src.dy;
+        return run_plan(*plan, x, plan->q.w_layout, a, b, at::Tensor(),
+                        wgrad_z(z, weight_size, plan->q.w_layout, x), "conv_nd_wgrad");
+    }
+    WgradCall c = finish_wgrad(src, weight_size, z, alpha, beta);
+    auto made = make_plan(c.q, x, schedule, "conv_nd_wgrad");
+    made->out_shape.assign(weight_size.begin(), weight_size.end());
+    made->operand_shapes = {std::vector<int64_t>(src.dy.sizes().begin(), src.dy.sizes().end()),
+                            made->out_shape};
+    made->swap = c.swap;
+    made->q = c.q;
+    plan_cache().insert(key, made);
+    return run_plan(*made, x, c.q.w_layout, c.a, c.b, at::Tensor(), c.z, "conv_nd_wgrad");
 }
 
 // dw's shape is weight_size; with concrete sizes the library validates the problem (trace-time
@@ -629,6 +851,28 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         },
         "Every convnd schedule's name");
     m.attr("workspace_alignment") = (int64_t)CONVND_WORKSPACE_ALIGNMENT;
+    m.def(
+        "plan_cache_info", []() { return plan_cache().info(); },
+        "The ops' plan cache: (entries, capacity, hits, misses)");
+    m.def(
+        "clear_plan_cache", []() { plan_cache().clear(); },
+        "Drops every cached plan and zeroes the hit and miss counts");
+    m.def(
+        "set_plan_cache_capacity",
+        [](int64_t capacity) {
+            TORCH_CHECK_VALUE(capacity >= 0, "convnd: plan cache capacity=", capacity,
+                              " must be >= 0 (0: no caching)");
+            plan_cache().set_capacity((size_t)capacity);
+        },
+        "At most this many plans are kept (least recently used dropped first); 0 turns caching off");
+    m.def(
+        "counters",
+        []() {
+            convnd_counters c;
+            convnd_get_counters(&c);
+            return std::make_tuple(c.validations, c.plans);
+        },
+        "The library's process-wide counts: (problem validations, planner runs)");
     m.def(
         "_set_workspace_offset",
         [](int64_t offset) {
