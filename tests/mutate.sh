@@ -4,8 +4,8 @@
 # ccache), runs the tests meant to catch it, restores the file (also on Ctrl-C or failure), and
 # reports KILLED (some test failed, or it does not compile) or SURVIVED. Not in CI (each mutant
 # recompiles one or more kernels: minutes on 2 cores); run it on a clean tree before calling a
-# kernel change done, do not edit kernels while it runs, and record the last result in the
-# README's testing section.
+# kernel change done, do not edit kernels while it runs, and record the last result in
+# tests/MUTANTS.md.
 #
 #   tests/mutate.sh            every mutant
 #   tests/mutate.sh 3 7        mutants 3 and 7 only

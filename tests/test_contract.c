@@ -5,7 +5,7 @@
  * and fall back); zero-size problems do nothing, and C_in = 0 leaves only the epilogue.
  *
  * CONVND_PRINT_REJECTIONS=1 makes every_rejection_is_clean print its table in Markdown (the
- * README's "what is rejected and how" table comes from it). */
+ * "what is rejected, and how" table of docs/errors.md comes from it). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stddef.h>
