@@ -26,6 +26,37 @@ static void padded_strides(const int64_t *strides, int32_t dims, int64_t out[5])
     }
 }
 
+/* The index-width rule, the one place it is decided (every kernel reads params.index64 through
+ * conv_needs_index64): 32-bit indices when every element offset, spatial coordinate and their
+ * intermediates (o*S - P0 + k*D, o + P0 - k*D, i*S, a sum of two such terms) stay below 2^31,
+ * which holds when each tensor, view span and spatial extent is below 2^30 (headroom for a sum
+ * of two bounded terms). Padding is only bounded by the output-size rule, so P0 = -10^12,
+ * P1 = +10^12 is a valid problem with small tensors: the coordinates are checked too. */
+static int64_t abs64(int64_t v) {
+    return v < 0 ? -v : v;
+}
+
+static int needs_index64(const convnd_conv_params *q, const convnd_problem_sizes *s) {
+    const int64_t limit = (int64_t)1 << 30;
+    if (s->x_numel >= limit || s->w_numel >= limit || s->y_numel >= limit || s->x_span >= limit ||
+        s->y_span >= limit || s->z_span >= limit || s->prefix_numel >= limit ||
+        s->state_numel >= limit)
+        return 1;
+    for (int t = 0; t < 3; ++t) {
+        /* Each term of span is at least as large as each of these, so refusing them first
+         * changes no answer; it keeps the sum below from overflowing (and |INT64_MIN| from
+         * being taken) when a valid problem has paddings or strides near the int64 limits. */
+        if (q->p0[t] <= -limit || q->p0[t] >= limit || q->p1[t] <= -limit || q->p1[t] >= limit ||
+            q->k[t] >= limit || q->d[t] >= limit || q->in[t] >= limit || q->out[t] >= limit ||
+            q->s[t] >= limit)
+            return 1;
+        const int64_t span = abs64(q->p0[t]) + abs64(q->p1[t]) + q->k[t] * q->d[t] +
+                             (q->in[t] + q->out[t]) * (q->s[t] + 1);
+        if (span >= limit) return 1;
+    }
+    return 0;
+}
+
 /* CONVND_FORCE_INDEX64=1 sends every problem down the kernels' 64-bit index path, so that tests
  * can check that path on problems small enough to run (tests/test_overflow.c). */
 static int index64_forced(void) {
@@ -109,10 +140,7 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
     q.x_cl = p->x_layout == CONVND_CHANNELS_LAST;
     q.w_cl = p->w_layout == CONVND_CHANNELS_LAST;
     q.y_cl = s.y_layout == CONVND_CHANNELS_LAST;
-    const int64_t limit = (int64_t)1 << 31;
-    q.index64 = s.x_numel >= limit || s.w_numel >= limit || s.y_numel >= limit ||
-                s.x_span >= limit || s.y_span >= limit || s.z_span >= limit ||
-                s.prefix_numel >= limit || s.state_numel >= limit || index64_forced();
+    q.index64 = needs_index64(&q, &s) || index64_forced();
     *out = q;
     return CONVND_OK;
 }

@@ -28,7 +28,7 @@ typedef struct convnd_conv_params {
     int64_t zs[5]; /* z's, equal to ys unless z has its own view (SPEC §11) */
     int64_t x_numel, w_numel, y_numel;
     int32_t x_cl, w_cl, y_cl; /* 1 when channels-last */
-    int32_t index64;          /* 1 when some tensor has, or some view reaches, 2^31 elements */
+    int32_t index64; /* 1: 64-bit indices (core/conv_params.c's rule: 2^30 elements or extents) */
     /* bits of core/problem_internal.h's CONVND_STRIDED_*: x, y or z not in its packed layout */
     int32_t strided;
     /* SPEC §12: along padded spatial dim io_dim (0..2; -1: none) the conv reads X = cat(prefix,

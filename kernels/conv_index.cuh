@@ -25,33 +25,12 @@ namespace CONVND_NS {
 
 /* ---- index width -------------------------------------------------------------------------- */
 
-__host__ inline int64_t conv_abs64(int64_t v) {
-    return v < 0 ? -v : v;
-}
-
-/* True when a kernel must use 64-bit indices. Beyond params.index64 (a tensor with >= 2^31
- * elements), a launch also needs them when the grid-stride loop could step past INT32_MAX, or
- * when a spatial coordinate's intermediates (o*S - P0 + k*D, o + P0 - k*D, i*S) could: padding
- * is only bounded by the output-size rule, so P0 = -10^12, P1 = +10^12 is a valid problem with
- * small tensors. */
+/* True when a kernel must use 64-bit indices: the problem's rule, decided once in core
+ * (core/conv_params.c: every tensor, view span and spatial extent below 2^30, so that offsets,
+ * coordinates and sums of two of them fit int32). A launch adds only its own grid's limits
+ * (a grid-stride loop's thread count). */
 __host__ inline bool conv_needs_index64(const convnd_conv_params &p) {
-    const int64_t limit = (int64_t)1 << 30; /* headroom for sums of two bounded terms */
-    if (p.index64) return true;
-    if (p.x_numel >= limit || p.w_numel >= limit || p.y_numel >= limit) return true;
-    if (p.state_numel >= limit) return true; /* direct's loop runs over y_numel + state_numel */
-    for (int t = 0; t < 3; ++t) {
-        /* Each term of span is at least as large as each of these, so refusing them first
-         * changes no answer; it keeps the sum below from overflowing (and |INT64_MIN| from
-         * being taken) when a valid problem has paddings or strides near the int64 limits. */
-        if (p.p0[t] <= -limit || p.p0[t] >= limit || p.p1[t] <= -limit || p.p1[t] >= limit ||
-            p.k[t] >= limit || p.d[t] >= limit || p.in[t] >= limit || p.out[t] >= limit ||
-            p.s[t] >= limit)
-            return true;
-        const int64_t span = conv_abs64(p.p0[t]) + conv_abs64(p.p1[t]) + p.k[t] * p.d[t] +
-                             (p.in[t] + p.out[t]) * (p.s[t] + 1);
-        if (span >= limit) return true;
-    }
-    return false;
+    return p.index64 != 0;
 }
 
 /* ---- logical indices and offsets ---------------------------------------------------------- */

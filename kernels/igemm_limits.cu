@@ -41,7 +41,4 @@ extern "C" int convnd_gemm_tc_built(int32_t config) {
     return CONVND_NS::tc_config_built(config) ? 1 : 0;
 }
 
-extern "C" int convnd_igemm_needs_index64(const convnd_conv_params *p) {
-    return CONVND_NS::conv_needs_index64(*p) ? 1 : 0;
-}
 #endif

@@ -6,9 +6,8 @@
 #include "problem_internal.h"
 #include "refuse.h"
 
-/* kernels/igemm_limits.cu: the kernels index in 32 bits; a tensor-core configuration's shared
- * memory; whether this build has it. */
-int convnd_igemm_needs_index64(const convnd_conv_params *p);
+/* kernels/igemm_limits.cu: a tensor-core configuration's shared memory; whether this build has
+ * it. */
 size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes);
 int convnd_gemm_tc_built(int32_t config);
 
@@ -57,7 +56,7 @@ const convnd_gemm_tiles convnd_gemm_simt_tiles = {CONVND_GEMM_SIMT_COUNT, convnd
 /* 32-bit indices and the grid's limits on groups and column blocks. */
 static int32_t gemm_supports_grid(const convnd_conv_params *params, const convnd_gemm_tile *tile,
                                   const char *who, char *reason, size_t reason_len) {
-    if (convnd_igemm_needs_index64(params))
+    if (params->index64) /* the implicit GEMMs index in 32 bits (core/conv_params.c's rule) */
         return convnd_refuse(reason, reason_len,
                              "needs 64-bit indices (x has %lld, w %lld, y %lld elements, or a "
                              "padding this large): %s indexes in 32 bits",

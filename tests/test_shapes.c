@@ -260,7 +260,7 @@ Test(params, transposed_index64_and_tf32_only_for_f32) {
     p.C_in = 4;
     p.C_out = 2;
     p.input[0] = 1 << 16;
-    p.input[1] = 1 << 13; /* x: 4 * 2^29 = 2^31 elements */
+    p.input[1] = 1 << 12; /* x: 4 * 2^28 = 2^30 elements: 64-bit indices (core/conv_params.c) */
     p.kernel[0] = p.kernel[1] = 1;
     p.dtype = CONVND_BF16;
     p.math = CONVND_MATH_ALLOW_TF32;
@@ -269,9 +269,9 @@ Test(params, transposed_index64_and_tf32_only_for_f32) {
     cr_assert_eq(q.mode, CONVND_TRANSPOSED);
     cr_assert_eq(q.index64, 1);
     cr_assert_eq(q.allow_tf32, 0);
-    cr_assert(q.in[0] == 1 && q.in[1] == 1 << 16 && q.in[2] == 1 << 13);
+    cr_assert(q.in[0] == 1 && q.in[1] == 1 << 16 && q.in[2] == 1 << 12);
     cr_assert(q.ws[0] == 2 && q.ws[1] == 1); /* [C_in=4][C_out/g=2][1][1] */
-    p.input[1] = (1 << 13) - 1;
+    p.input[1] = (1 << 12) - 1;
     expect_ok(convnd_params_from_problem(&p, &q));
     cr_assert_eq(q.index64, 0);
     p.groups = 3;
