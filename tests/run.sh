@@ -29,7 +29,8 @@ if [ $# -eq 0 ] && [ "${CONVND_SKIP_PYTHON:-0}" != 1 ]; then
     python3 -m build --wheel --no-isolation --outdir "$wheels" python >"$build/wheel.log" 2>&1 ||
     { cat "$build/wheel.log"; exit 1; }
   wheel=$(ls "$wheels"/convnd-*.whl)
-  python3 -m zipfile -l "$wheel" | grep -q 'convnd/libconvnd\.so\.0 ' ||
+  listing=$(python3 -m zipfile -l "$wheel") # whole: grep -q would close the pipe early
+  grep -q 'convnd/libconvnd\.so\.0 ' <<<"$listing" ||
     { echo "tests/run.sh: $wheel does not carry libconvnd.so.0" >&2; exit 1; }
   python3 -m pip install -q --force-reinstall --no-deps "$wheel"
   python3 -m pytest -q python/tests
