@@ -32,6 +32,9 @@ void bench_print_usage(FILE *f) {
           "  --copy-free          only the copy-free rows: a prefix/state and a channel-slice\n"
           "                       output against cat/pad/copy peers (small shapes with --small\n"
           "                       or on the emulated device)\n"
+          "  --why                for each problem (--problem, --suite, --filter), every\n"
+          "                       schedule:config's verdict (supports, worth routing, or its\n"
+          "                       reason to refuse) and the planner's choice; then exit\n"
           "  --show-skipped       also print the rows of candidates that do not support a problem\n"
           "                       (always in results.csv/json, with the schedule's reason)\n"
           "Exit status: 0 all rows ok or skipped, 1 some row FAILED or errored, 2 usage error.\n",
@@ -80,6 +83,8 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
             cli->copy_free = 1;
         else if (strcmp(a, "--show-skipped") == 0)
             cli->show_skipped = 1;
+        else if (strcmp(a, "--why") == 0)
+            cli->why = 1;
         else if (strcmp(a, "--suite") == 0 || strcmp(a, "--problem") == 0 ||
                  strcmp(a, "--schedule") == 0 || strcmp(a, "--device") == 0 ||
                  strcmp(a, "--out") == 0 || strcmp(a, "--filter") == 0 ||

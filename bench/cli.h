@@ -21,6 +21,7 @@ typedef struct bench_cli {
     int32_t reps;          /* 0: the device's default */
     int32_t host_overhead; /* --host-overhead N: calls per batch; 0: off */
     int32_t copy_free;     /* --copy-free: the copy-free rows (bench/copy_free.h) instead */
+    int32_t why;           /* --why: each problem's planner reasoning (convnd_plan_explain) */
 } bench_cli;
 
 /* Parses argv. Returns 1 on success; 0 with a message in err (usage errors). */

@@ -47,6 +47,26 @@ static void list_everything(void) {
            bench_have_cudnn() ? "linked in this build" : "NOT in this build (cuDNN not found)");
 }
 
+/* --why: the library's own account of each problem's routing (convnd_plan_explain). */
+static int explain_problems(const bench_problem *problems, int n) {
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+        size_t needed = 0;
+        convnd_status st = convnd_plan_explain(&problems[i].p, NULL, NULL, 0, &needed);
+        char *text = needed ? malloc(needed) : NULL;
+        if (text) st = convnd_plan_explain(&problems[i].p, NULL, text, needed, NULL);
+        if (!text || st != CONVND_OK) {
+            fprintf(stderr, "convnd-bench: --why %s: %s\n", problems[i].name,
+                    text ? convnd_last_error() : "out of memory");
+            bad = 1;
+        } else {
+            printf("== %s\n%s", problems[i].name, text);
+        }
+        free(text);
+    }
+    return bad;
+}
+
 static int mkdir_p(const char *dir) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", dir);
@@ -176,6 +196,11 @@ int main(int argc, char **argv) {
     if (!load_problems(&cli, &problems, &np)) return 2;
     if (cli.host_overhead) {
         const int bad = bench_host_overhead(problems, np, cli.host_overhead, stdout);
+        free(problems);
+        return bad ? 1 : 0;
+    }
+    if (cli.why) {
+        const int bad = explain_problems(problems, np);
         free(problems);
         return bad ? 1 : 0;
     }

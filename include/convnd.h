@@ -210,6 +210,14 @@ convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_option
 /* The schedule and configuration conv_nd would run, as "schedule:config". */
 convnd_status convnd_plan_name(const convnd_problem *p, const convnd_options *opts, char *buf,
                                size_t buf_len);
+/* Why the planner picks what it picks for p: one line per schedule:configuration in planner
+ * order ("refuses: REASON", "supports, worth routing", "supports, not worth routing"; the chosen
+ * one marked), then "chosen: schedule:config (how)". Autotune is left out. *needed (when not
+ * NULL) gets the whole text's size with its NUL (buf NULL, len 0: only that); a buf of fewer
+ * bytes is filled as far as it goes and CONVND_ERR_INVALID_ARGUMENT returned. `convnd-bench
+ * --why` prints it. */
+convnd_status convnd_plan_explain(const convnd_problem *p, const convnd_options *opts, char *buf,
+                                  size_t len, size_t *needed);
 
 /* y = act(alpha * conv(x, w) + bias + beta * z). All pointers are device pointers (memory from
  * convnd_malloc works on either device), aligned to the element size. bias and z may be NULL

@@ -4,29 +4,10 @@
  * the first (schedule, config) whose supports() and worth_routing() both hold; when none is
  * worth routing it takes the first that supports the problem. The universal direct schedule
  * supports every valid problem and is last, so every problem gets a plan. Each schedule's file
- * holds the exact rule of its rows; in table order:
- *
- *   schedule       worth routing when (summary)                              its file
- *   -------------  --------------------------------------------------------  ---------------
- *   depthwise      groups == C_in (forward); config by layout and kernel      depthwise.c
- *                  span (stream* for long channels-last 1-D causal convs)
- *   grouped        1 < C_in/g and C_in/g or C_out/g < 8 (or f32 exact with    grouped.c
- *                  C_out/g <= 16): few channels per group
- *   tiled_direct   groups == 1 and C_in <= 8 (stems)                         tiled_direct.c
- *   igemm_tc       forward, GEMM-shaped (C_in/g, C_out/g >= 8), f16/bf16 or   implicit_gemm.c
- *                  TF32 allowed; tile by C_out/g and the number of tiles
- *   igemm_simt     the same shapes in exact f32                              implicit_gemm.c
- *                  (both: with a prefix/state too, on the configs with BK <= 32)
- *   convT_tc       transposed, GEMM-shaped, f16/bf16/TF32                    transposed.c
- *   convT_simt     transposed, GEMM-shaped, exact f32                        transposed.c
- *   wgrad_splitk   wgrad, dw under 1/4 of the GPU's threads, long reduction  wgrad.c
- *   wgrad_direct   wgrad: the fallback for every wgrad problem               wgrad.c
- *   cublas_im2col  never (a reference, forced only)                          cublas_im2col.c
- *   direct         t128 below SMs*256*4 outputs (the device's SM count,      direct.c
- *                  queried once; 4 blocks of 256 each: small blocks spread a small output
- *                  over more SMs), else t256; the fallback for everything
- *
- * A new schedule adds its row here and its entry in registry.c.
+ * holds the exact rule of its rows (its supports() and worth_routing()); for a given problem,
+ * `convnd-bench --why --problem ROW` (convnd_plan_explain, schedules/explain.c) prints every
+ * schedule:config's verdict and reason in table order and the choice, from these same
+ * functions, so no prose table here can go stale.
  *
  * Autotune (convnd_options.autotune): the planner asks autotune.c (never the reverse) for a
  * cached winner, and, at plan creation with buffers to time on, for a timed one. On the
