@@ -62,7 +62,7 @@ size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params
 int32_t convnd_schedule_find(const char *name, size_t name_len);
 /* Config index of s named `config` (its name, or its index in decimal), or -1. */
 int32_t convnd_schedule_find_config(const convnd_schedule *s, const char *config);
-/* "direct, implicit_gemm, ..." (truncated to buf_len) for error messages. */
+/* "depthwise, grouped, ..., direct" (truncated to buf_len) for error messages. */
 void convnd_schedule_list_names(char *buf, size_t buf_len);
 /* "t128, t256" for s, likewise. */
 void convnd_schedule_list_configs(const convnd_schedule *s, char *buf, size_t buf_len);

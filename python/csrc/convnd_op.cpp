@@ -194,9 +194,9 @@ struct Call {
 // The problem for the op's arguments, filled from the tensors without validating it; x and w may
 // be replaced by packed copies (need_memory_layout: the real kernel's), bias made contiguous and
 // z packed in y's layout. check_call validates it and checks every tensor against it.
-Call make_call(const at::Tensor &x_in, const at::Tensor &w_in, const std::optional<at::Tensor> &bias,
-               const std::optional<at::Tensor> &z, c10::IntArrayRef stride,
-               c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+Call make_call(const at::Tensor &x_in, const at::Tensor &w_in,
+               const std::optional<at::Tensor> &bias, const std::optional<at::Tensor> &z,
+               c10::IntArrayRef stride, c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
                c10::IntArrayRef padding_after, int64_t groups, int64_t mode, double alpha,
                double beta, int64_t activation, bool need_memory_layout) {
     Call c;
@@ -355,8 +355,8 @@ at::Tensor wgrad_z(const std::optional<at::Tensor> &z, c10::IntArrayRef weight_s
     if (!z) return at::Tensor();
     TORCH_CHECK_VALUE(z->sizes() == weight_size, "convnd: z has shape ", shape_text(z->sizes()),
                       " but dw has shape ", shape_text(weight_size));
-    TORCH_CHECK_VALUE(z->scalar_type() == x.scalar_type(), "convnd: z has dtype ",
-                      z->scalar_type(), " but x has dtype ", x.scalar_type());
+    TORCH_CHECK_VALUE(z->scalar_type() == x.scalar_type(), "convnd: z has dtype ", z->scalar_type(),
+                      " but x has dtype ", x.scalar_type());
     TORCH_CHECK_VALUE(z->device() == x.device(), "convnd: z is on ", z->device(), " but x is on ",
                       x.device());
     if (is_packed(*z, w_layout)) return *z; // z shares dw's layout
@@ -505,10 +505,10 @@ void *aligned_workspace(size_t bytes, const at::TensorOptions &opts, at::Tensor 
 struct CachedPlan {
     convnd_plan_t *plan = nullptr;
     size_t workspace_bytes = 0;
-    std::vector<int64_t> out_shape;                 // y (dw for a weight gradient)
+    std::vector<int64_t> out_shape;                   // y (dw for a weight gradient)
     std::vector<std::vector<int64_t>> operand_shapes; // conv_nd: w, bias, z; wgrad: dy, dw
-    int32_t swap = 0;                               // wgrad: (a, b) = (dy, x)
-    convnd_problem q{};                             // wgrad: the bound problem (its layouts)
+    int32_t swap = 0;                                 // wgrad: (a, b) = (dy, x)
+    convnd_problem q{};                               // wgrad: the bound problem (its layouts)
     CachedPlan() = default;
     CachedPlan(const CachedPlan &) = delete;
     CachedPlan &operator=(const CachedPlan &) = delete;
@@ -672,8 +672,8 @@ at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
                         int64_t groups, int64_t mode, double alpha, double beta, int64_t activation,
                         std::optional<c10::string_view> schedule) {
     check_device(x);
-    Call c = make_call(x, w, bias, z, stride, dilation, padding_before, padding_after, groups,
-                       mode, alpha, beta, activation, true);
+    Call c = make_call(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
+                       alpha, beta, activation, true);
     const std::string key = plan_key('f', c.p, x.device(), schedule);
     std::shared_ptr<const CachedPlan> plan = plan_cache().find(key);
     // The key fixes x, the geometry and the epilogue; w's C_in/g and the operands' shapes,
@@ -684,11 +684,10 @@ at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
         check_call(c, x, bias, z);
         auto made = make_plan(c.p, x, schedule, "conv_nd");
         made->out_shape = y_shape(c.p);
-        made->operand_shapes = {described_shape(c.p, CONVND_W, "conv_nd"),
-                                bias ? described_shape(c.p, CONVND_BIAS, "conv_nd")
-                                     : std::vector<int64_t>{},
-                                z ? described_shape(c.p, CONVND_Z, "conv_nd")
-                                  : std::vector<int64_t>{}};
+        made->operand_shapes = {
+            described_shape(c.p, CONVND_W, "conv_nd"),
+            bias ? described_shape(c.p, CONVND_BIAS, "conv_nd") : std::vector<int64_t>{},
+            z ? described_shape(c.p, CONVND_Z, "conv_nd") : std::vector<int64_t>{}};
         plan_cache().insert(key, made);
         plan = made;
     }
@@ -864,7 +863,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
                               " must be >= 0 (0: no caching)");
             plan_cache().set_capacity((size_t)capacity);
         },
-        "At most this many plans are kept (least recently used dropped first); 0 turns caching off");
+        "At most this many plans are kept (least recently used dropped first); 0 turns caching "
+        "off");
     m.def(
         "counters",
         []() {
