@@ -26,21 +26,6 @@ static void put(text_out *t, const char *fmt, ...) {
     if (n > 0) t->used += (size_t)n;
 }
 
-static const char *source_text(convnd_choice_source s) {
-    switch (s) {
-    case CONVND_CHOSEN_FORCED_OPTION:
-        return "forced by convnd_options.schedule";
-    case CONVND_CHOSEN_FORCED_ENV:
-        return "forced by CONVND_SCHEDULE";
-    case CONVND_CHOSEN_HEURISTIC_ROUTED:
-        return "the first, in planner order, that supports the problem and is worth routing";
-    case CONVND_CHOSEN_HEURISTIC_FALLBACK:
-        return "none is worth routing: the first that supports the problem";
-    default:
-        return "autotune";
-    }
-}
-
 convnd_status convnd_plan_explain(const convnd_problem *p, const convnd_options *opts, char *buf,
                                   size_t len, size_t *needed) {
     if (!buf && len) return convnd_error(CONVND_ERR_NULL_POINTER, "buf is NULL with len=%zu", len);
@@ -74,8 +59,10 @@ convnd_status convnd_plan_explain(const convnd_problem *p, const convnd_options 
             put(&t, "%s\n", chosen ? "   <- chosen" : "");
         }
     }
-    put(&t, "chosen: %s:%s (%s)\n", plan.schedule->name,
-        plan.schedule->config_names[plan.choice.config], source_text(plan.source));
+    char chosen[384]; /* "schedule:config (how it was chosen)", as convnd_plan_describe says it */
+    st = convnd_plan_text(&plan, 1, chosen, sizeof chosen, "chosen");
+    if (st != CONVND_OK) return st;
+    put(&t, "chosen: %s\n", chosen);
     if (needed) *needed = t.used + 1;
     if (!buf) return CONVND_OK; /* a size query */
     if (t.used >= len) {
