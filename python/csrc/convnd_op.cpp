@@ -423,12 +423,6 @@ WgradCall build_wgrad(const at::Tensor &x_in, const at::Tensor &dy_in, c10::IntA
                         weight_size, z, alpha, beta);
 }
 
-std::vector<int64_t> y_shape(const convnd_problem &p) {
-    convnd_tensor_desc d;
-    check(convnd_tensor_describe(&p, CONVND_Y, &d), "conv_nd");
-    return std::vector<int64_t>(d.shape, d.shape + d.rank);
-}
-
 convnd_options options_for(const std::optional<c10::string_view> &schedule, std::string &keep) {
     convnd_options o{};
     if (schedule) {
@@ -683,7 +677,7 @@ at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
         !operand_matches(c.z, plan->operand_shapes[2], x)) {
         check_call(c, x, bias, z);
         auto made = make_plan(c.p, x, schedule, "conv_nd");
-        made->out_shape = y_shape(c.p);
+        made->out_shape = described_shape(c.p, CONVND_Y, "conv_nd");
         made->operand_shapes = {
             described_shape(c.p, CONVND_W, "conv_nd"),
             bias ? described_shape(c.p, CONVND_BIAS, "conv_nd") : std::vector<int64_t>{},
@@ -707,7 +701,8 @@ at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
     if (concrete_sizes(x, w)) {
         Call c = build(x, w, bias, z, stride, dilation, padding_before, padding_after, groups, mode,
                        alpha, beta, activation, true);
-        return empty_in_layout(y_shape(c.p), c.p.y_layout, x.options());
+        return empty_in_layout(described_shape(c.p, CONVND_Y, "conv_nd"), c.p.y_layout,
+                               x.options());
     }
     const int64_t dims = x.dim() - 2;
     TORCH_CHECK_VALUE(dims >= 1 && dims <= 3 && w.dim() == x.dim(), "convnd: x of rank ", x.dim(),
