@@ -80,7 +80,8 @@ def parse_functions(text):
 
 
 # Opcode (before the first '.') -> the model's instruction class.
-OPCODE_CLASS = {"HMMA": "hmma", "LDSM": "ldsm", "LDS": "lds", "STS": "sts", "LDGSTS": "ldgsts",
+OPCODE_CLASS = {"HMMA": "hmma", "HGMMA": "hgmma", "UTMALDG": "tma", "SYNCS": "mbarrier",
+                "WARPGROUP": "warpgroup", "LDSM": "ldsm", "LDS": "lds", "STS": "sts", "LDGSTS": "ldgsts",
                 "LDG": "ldg", "STG": "stg", "BAR": "bar",
                 # generic accesses: in a tensor-core main loop, fragment reads without .shared
                 "LD": "ld_generic", "ST": "st_generic"}
@@ -118,6 +119,23 @@ def hmma_shape(op):
     return m.group(1) if m else "?"
 
 
+HGMMA_ELEM_BITS = {"F16": 16, "BF16": 16, "TF32": 32, "E4M3": 8, "E5M2": 8}
+
+
+def hgmma_work(op, text):
+    """(FLOP, shared-memory bytes read) of one HGMMA (wgmma) instruction of a warpgroup:
+    HGMMA.<M>x<N>x<K>.<acc>[.<in>] reads B (N x K) from shared memory, and A (M x K) too when its
+    first source is a descriptor (gdesc: SS) rather than registers (RS). Without an input type
+    the inputs are f16 (the PTX ISA's f16 wgmma)."""
+    parts = op.split(".")
+    m, n, k = (int(v) for v in parts[1].split("x"))
+    bits = next((HGMMA_ELEM_BITS[p] for p in parts[3:] if p in HGMMA_ELEM_BITS), 16)
+    body = text.split(None, 1)[1] if text.startswith("@") else text  # drop a predicate
+    sources = body.split(None, 1)[1].split(",") if " " in body else []
+    a_in_smem = len(sources) > 1 and sources[1].strip().startswith("gdesc")
+    return 2 * m * n * k, (n * k + (m * k if a_in_smem else 0)) * bits // 8
+
+
 def find_loops(instrs):
     """[(start index, end index)] of every backward branch's range, innermost first."""
     index = {a: i for i, (a, _, _) in enumerate(instrs)}
@@ -135,7 +153,7 @@ def find_loops(instrs):
 
 
 def loop_mix(instrs, lo, hi):
-    mix = {"instr": 0, "hmma_shape": set(), "ldsm_x": 0, "const": 0}
+    mix = {"instr": 0, "hmma_shape": set(), "hgmma_shape": set(), "ldsm_x": 0, "const": 0}
     for _, op, text in instrs[lo:hi + 1]:
         if op in ("NOP", ""):
             continue
@@ -147,8 +165,16 @@ def loop_mix(instrs, lo, hi):
             mix["hmma_flop"] = mix.get("hmma_flop", 0) + HMMA_FLOP.get(hmma_shape(op), 0)
         elif c == "ldsm":
             mix["ldsm_x"] += ldsm_matrices(op)
+        elif c == "hgmma":
+            flop, smem = hgmma_work(op, text)
+            mix["hgmma_flop"] = mix.get("hgmma_flop", 0) + flop
+            mix["hgmma_smem_bytes"] = mix.get("hgmma_smem_bytes", 0) + smem
+            mix["hgmma_shape"].add(op.split(".")[1])
         elif c in ("lds", "sts", "ld_generic", "ldgsts", "ldg", "stg", "st_generic"):
             mix[c + "_bytes"] = mix.get(c + "_bytes", 0) + 32 * access_bytes(op)
+            if c in ("lds", "sts"):  # a warp's access takes at least one wavefront, however narrow
+                mix[c + "_wavefronts"] = mix.get(c + "_wavefronts", 0) + \
+                    max(1.0, 32 * access_bytes(op) / 128)
         if c == "fp" and op.startswith("FFMA"):
             mix["ffma"] = mix.get("ffma", 0) + 1
         mix["const"] += text.count("c[0x")
@@ -250,6 +276,10 @@ CONVT_TC = re.compile(r"convT_kernel<(\w+), [\w:]+convT_tc_mma_kmajor<\w+, (\d+)
                       r"(\d+)>, \d+, \d+, \d+, (\d+), (\d+)>")
 MEMORY_BOUND = re.compile(r"\b(depthwise_cl|depthwise_stream|depthwise_tile|grouped|(?:im2col|col2im)\w*|"
                           r"pad_copy)_kernel<(\w+)(?:, \w+)?(?:, \w+)?(?:, \w+)?(?:, (\d+))?>")
+# the weight gradient's tensor-core instances (kernels/wgrad_igemm.cuh): two stages of dy and x rows
+# padded by 16 bytes, filled by plain stores (16-bit) or 4-byte cp.async (f32), read by tc_warp_mma
+WGRAD_TC = re.compile(r"wgrad_igemm_kernel<(\w+), \w+, [\w:]+wgrad_tc_mma<\w+, (\d+), (\d+), (\d+), "
+                      r"(\d+), (\d+)>")
 PATHS = {"0": "gather", "1": "vec", "2": "pointwise"}
 
 
@@ -276,6 +306,14 @@ def tensor_core_family(dem):
         ways = {"ldsm A": la[0], "ldsm B": lb[0], "cp.async A": la[1], "cp.async B": lb[1]}
         return ("convT_tc", DTYPE[t], f"{bm}x{bn}x{bk}_s{stages}", 32 * int(wm) * int(wn), ways,
                 PATHS.get(path, path))
+    m = WGRAD_TC.search(dem)
+    if m:
+        t, bm, bn, bk, wm, wn = m.groups()
+        pitch = (int(bk) + 16 // ELEM[t]) * ELEM[t]
+        # a warp's stage stores: 32 threads on consecutive columns kk of one row, conflict-free
+        ways = {"ldsm A": ldmatrix_ways(pitch), "ldsm B": ldmatrix_ways(pitch),
+                "cp.async A": 1.0, "cp.async B": 1.0}
+        return ("wgrad_tc", DTYPE[t], f"{bm}x{bn}x{bk}", 32 * int(wm) * int(wn), ways, "2 stages")
     return None
 
 
@@ -342,21 +380,61 @@ def tensor_core_model(instrs, dem):
         return {"family": family, "dtype": dtype, "config": config, "path": path, "threads": threads,
                 "error": "no HMMA main loop found"}
     _, _, mix = loop
+    model = {"family": family, "dtype": dtype, "config": config, "path": path, "threads": threads,
+             "mix": mix}
+    model.update(mma_sync_ceilings(mix, dtype, max(ways["ldsm A"], ways["ldsm B"]),
+                                   max(ways["cp.async A"], ways["cp.async B"])))
+    return model
+
+
+def mma_sync_ceilings(mix, dtype, ldsm_ways, cp_ways):
+    """The two ceilings of an mma.sync main loop (its loop_mix), per warp and loop iteration:
+    tensor-pipe clocks against shared-memory wavefronts (ldmatrix matrices x their conflict
+    ways, LDS/STS and generic loads, cp.async writes x their ways) and against issued
+    instructions."""
     h = HARDWARE
     peak = h["tensor_flop_per_clk_sm"][dtype]
     flop = mix.get("hmma_flop", 0)
     tensor_clk = flop / peak  # clocks of the SM's tensor cores per warp and k-tile
-    ldsm_ways = max(ways["ldsm A"], ways["ldsm B"])
-    cp_ways = max(ways["cp.async A"], ways["cp.async B"])
-    wf = (mix["ldsm_x"] * ldsm_ways + mix.get("lds_bytes", 0) / 128 + mix.get("ld_generic_bytes", 0) / 128
-          + mix.get("ldgsts_bytes", 0) / 128 * cp_ways + mix.get("sts_bytes", 0) / 128)
+    wf = (mix["ldsm_x"] * ldsm_ways + mix.get("lds_wavefronts", 0)
+          + mix.get("ld_generic_bytes", 0) / 128
+          + mix.get("ldgsts_bytes", 0) / 128 * cp_ways + mix.get("sts_wavefronts", 0))
     smem_ceiling = min(1.0, tensor_clk * h["smem_bytes_per_clk_sm"] / 128 / wf) if wf else 1.0
     pipe = flop / (peak / h["issue_per_clk_sm"])  # tensor-pipe clocks of one scheduler
     issue_ceiling = min(1.0, pipe / mix["instr"]) if mix["instr"] else 0.0
-    return {"family": family, "dtype": dtype, "config": config, "path": path, "threads": threads,
-            "mix": mix, "ldsm_ways": ldsm_ways, "cp_ways": cp_ways, "wavefronts": wf,
+    return {"ldsm_ways": ldsm_ways, "cp_ways": cp_ways, "wavefronts": wf,
             "smem_ceiling": smem_ceiling, "issue_ceiling": issue_ceiling,
             "ceiling": min(smem_ceiling, issue_ceiling)}
+
+
+def hgmma_ceilings(consumer, producer, dtype, tile, consumer_warpgroups):
+    """The two ceilings of a warp-specialized wgmma kernel, per k-tile of a BM x BN x BK block
+    tile, from the loop_mix of its consumer loop (one warpgroup's HGMMAs) and of its producer
+    loop (the TMA loads; A and B one UTMALDG each per k-tile, as both designs here issue them):
+      smem   tensor clocks against shared-memory wavefronts: every HGMMA reads its B slice (and
+             A, when SS) from shared memory, and TMA writes (BM + BN) x BK elements a k-tile;
+      issue  tensor clocks against the instructions the busiest scheduler issues: one warp of
+             each consumer warpgroup, plus the producer warp's loop.
+    consumer_warpgroups: how many warpgroups share the block tile's rows."""
+    h = HARDWARE
+    bm, bn, bk = tile
+    peak = h["tensor_flop_per_clk_sm"][dtype]
+    size = 4 if dtype == "tf32" else 2
+    flop_ktile = 2 * bm * bn * bk
+    ktiles_per_consumer_iter = consumer.get("hgmma_flop", 0) * consumer_warpgroups / flop_ktile
+    if not ktiles_per_consumer_iter or not producer.get("tma"):
+        return {"error": "no HGMMA consumer loop or no TMA producer loop found"}
+    ktiles_per_producer_iter = producer["tma"] / 2
+    tensor_clk = flop_ktile / peak
+    reads = consumer["hgmma_smem_bytes"] * consumer_warpgroups / ktiles_per_consumer_iter
+    writes = (bm + bn) * bk * size
+    smem_ceiling = min(1.0, tensor_clk * h["smem_bytes_per_clk_sm"] / (reads + writes))
+    issued = (consumer_warpgroups * consumer["instr"] / ktiles_per_consumer_iter +
+              producer["instr"] / ktiles_per_producer_iter)
+    issue_ceiling = min(1.0, tensor_clk / issued)
+    return {"smem_ceiling": smem_ceiling, "issue_ceiling": issue_ceiling,
+            "ceiling": min(smem_ceiling, issue_ceiling), "ktiles_per_iter": ktiles_per_consumer_iter,
+            "smem_bytes_per_ktile": reads + writes}
 
 
 def memory_model(instrs, dem):
@@ -420,6 +498,13 @@ for _t in ("f16", "bf16", "tf32"):
     FLOORS.update({("igemm_io_tc", "128x128x32_s3", _t): 0.60,
                    ("igemm_io_tc", "64x64x32_s3", _t): 0.20,
                    ("igemm_io_tc", "32x64x32_s2", _t): 0.20})
+# The weight gradient's tensor-core kernel (wgrad_tc): its loader decodes each staged element's
+# reduction column and tap with 64-bit division inside the k-tile loop, ~2,900 instructions a
+# k-tile (kernels/peer_sass.py: CUTLASS's wgrad loop is 171): 2% (16-bit) and 4% (TF32) of peak.
+# Floors at today's figures until the loader's rewrite (issue 31) raises them.
+for _t in ("f16", "bf16"):
+    FLOORS.update({("wgrad_tc", "64x64x32", _t): 0.015, ("wgrad_tc", "32x32x32", _t): 0.015})
+FLOORS.update({("wgrad_tc", "64x64x32", "tf32"): 0.03, ("wgrad_tc", "32x32x32", "tf32"): 0.03})
 FLOORS.update({
     ("depthwise_cl", "f16"): 0.45, ("depthwise_cl", "bf16"): 0.45, ("depthwise_cl", "f32"): 0.85,
     ("depthwise_stream", "f16"): 0.45, ("depthwise_stream", "bf16"): 0.45,

@@ -66,6 +66,27 @@ def main():
     tensor_clk = 64 * sm.HMMA_FLOP["16816"] / sm.HARDWARE["tensor_flop_per_clk_sm"]["bf16"]
     check(tensor_clk == 64, "an HMMA.16816 is one tensor clock of an SM")
 
+    # wgmma: an SS HGMMA reads A (64x16) and B (Nx16) from shared memory, an RS one only B
+    ss = "HGMMA.64x128x16.F32 R24, gdesc[UR4], R24, gsb0"
+    rs = "HGMMA.64x128x16.F32.BF16 R24, R152, gdesc[UR8], R24"
+    check(sm.hgmma_work("HGMMA.64x128x16.F32", ss) == (2 * 64 * 128 * 16, (128 + 64) * 16 * 2),
+          "SS HGMMA work")
+    check(sm.hgmma_work("HGMMA.64x128x16.F32.BF16", rs) == (2 * 64 * 128 * 16, 128 * 16 * 2),
+          "RS HGMMA work")
+    check(sm.hgmma_work("HGMMA.64x256x8.F32.TF32", "HGMMA.64x256x8.F32.TF32 R0, gdesc[UR4], R0")
+          == (2 * 64 * 256 * 8, (256 + 64) * 8 * 4), "TF32 HGMMA work")
+    # static_check_hopper's worked ceilings from a consumer loop of 4 SS 64xBNx16 HGMMAs per
+    # warpgroup (2 warpgroups, BK = 64) and a producer loop of 2 TMA loads: 128x128 reads 48 KiB
+    # and writes 32 KiB a k-tile for 512 tensor clocks (80%); 128x256 128 KiB for 1024 (100%)
+    for bn, want in ((128, 0.8), (256, 1.0)):
+        flop, smem = sm.hgmma_work(f"HGMMA.64x{bn}x16.F32", ss)
+        consumer = {"instr": 68, "hgmma": 4, "hgmma_flop": 4 * flop, "hgmma_smem_bytes": 4 * smem}
+        got = sm.hgmma_ceilings(consumer, {"instr": 150, "tma": 2}, "f16", (128, bn, 64), 2)
+        check(abs(got["smem_ceiling"] - want) < 1e-9 and got["ktiles_per_iter"] == 1,
+              f"wgmma smem ceiling 128x{bn}: {got}")
+        check(got["issue_ceiling"] == min(1.0, (2 * 128 * bn * 64 / 4096) / (2 * 68 + 150)),
+              "wgmma issue ceiling: the busiest scheduler's consumer and producer warps")
+
     # verdicts
     base = {"family": "igemm_tc", "dtype": "f16", "config": "128x128x32_s3", "path": "vec",
             "ceiling": 0.65, "mix": {"ld_generic": 0}}

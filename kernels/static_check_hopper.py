@@ -60,6 +60,17 @@ def model_ceiling(bm, bn, esize=2, k=16):
     return min(1.0, t_mma / t_smem)
 
 
+def dynamic_smem(dem):
+    """Dynamic shared memory of a Hopper instance (convnd_hopper_smem_bytes in
+    kernels/hopper_igemm.h: keep in sync): the A/B ring and its mbarriers, two 64-row epilogue
+    staging tiles, 1 KiB of alignment; 0 for other kernels."""
+    m = KERNEL.search(dem)
+    if not m:
+        return 0
+    bn, stages = int(m.group(1)), int(m.group(2))
+    return stages * ((128 + bn) * 128 + 16) + 2 * 64 * 128 + 1024
+
+
 def sass_by_kernel(text):
     """{mangled kernel: [instruction lines]} from cuobjdump --dump-sass."""
     out, cur = {}, None
@@ -142,10 +153,7 @@ def main():
             if info["spill"]:
                 verdict = "FAIL"
                 failures.append(f"{sc.short_name(dem)}: {info['spill']} spill bytes")
-            dyn = 0
-            if m:
-                bn, stages = int(m.group(1)), int(m.group(2))
-                dyn = stages * ((128 + bn) * 128 + 16) + 2 * 64 * 128 + 1024
+            dyn = dynamic_smem(dem)
             if info["smem"] + dyn > sc.MAX_SMEM:
                 verdict = "FAIL"
                 failures.append(f"{sc.short_name(dem)}: {info['smem'] + dyn} bytes of shared memory")
