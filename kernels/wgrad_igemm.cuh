@@ -11,8 +11,10 @@
  * are filled with cp.async (4-byte copies, zero-fill for padding taps), overlapping the next
  * k-tile's copies with this one's math; 16-bit stages (tensor cores) by plain loads, and the CUDA
  * cores stage 16-bit inputs as f32 (converted at the load). Every thread of a block owns one
- * reduction column kk = tid % BK of every stage (THREADS is a multiple of BK), so the column's
- * (n, o) is decoded once per k-tile.
+ * reduction column kk = tid % BK of every stage (THREADS is a multiple of BK), whose (n, o) it
+ * carries from k-tile to k-tile by additions (wgrad_igemm_cursor); the x tile's columns (channel
+ * and taps) are decoded once per block into shared memory (wgrad_igemm_tap). The loop divides
+ * nothing: it held four 64-bit divisions per staged x element before (kernels/peer_sass.py).
  *
  * One chunk (splits == 1): the epilogue writes dw = alpha * acc + beta * z from the accumulators.
  * Several: each chunk's f32 partial goes to ws[j * w_numel + e] (e: dw element in memory order)
@@ -31,17 +33,28 @@
 
 namespace CONVND_NS {
 
+/* One column n of the block's x tile, decoded once per block (it does not change with the
+ * k-tile): the offset of its channel and taps in x, and each tap's displacement k * d per spatial
+ * dim. A column past the GEMM's N gets a displacement no input position can reach, so its bounds
+ * check fails wherever the k-tile is. */
+struct wgrad_igemm_tap {
+    int64_t off, disp[3];
+};
+constexpr int64_t wgrad_igemm_no_tap = INT64_MIN / 4;
+
 /* Shared-memory layout of one configuration: stage element type S (f32 for CUDA cores, T for
  * tensor cores), rows LD elements apart (16 bytes of padding: 16-byte-aligned rows for the
  * vector and ldmatrix reads), two stages of A then B, and for a math core that hands over through
- * shared memory (C_TILE) a BM x (BN + 1) f32 C tile over the same bytes. */
+ * shared memory (C_TILE) a BM x (BN + 1) f32 C tile over the same bytes; then the x tile's BN
+ * decoded columns (wgrad_igemm_tap). */
 template <typename S, int BM, int BN, int BK, bool C_TILE> struct wgrad_igemm_smem {
     static constexpr int LD = BK + 16 / (int)sizeof(S);
     static constexpr int STAGE = (BM + BN) * LD; /* elements of one stage */
     static constexpr int LDC = BN + 1;
     static constexpr size_t STAGE_BYTES = 2 * (size_t)STAGE * sizeof(S);
     static constexpr size_t C_BYTES = C_TILE ? (size_t)BM * LDC * sizeof(float) : 0;
-    static constexpr size_t BYTES = STAGE_BYTES > C_BYTES ? STAGE_BYTES : C_BYTES;
+    static constexpr size_t TAPS_OFFSET = ((STAGE_BYTES > C_BYTES ? STAGE_BYTES : C_BYTES) + 15) / 16 * 16;
+    static constexpr size_t BYTES = TAPS_OFFSET + BN * sizeof(wgrad_igemm_tap);
 };
 
 /* One element of a stage: src[off] as S, zero when !valid. */
@@ -61,39 +74,93 @@ __device__ __forceinline__ void wgrad_stage_store(S *dst, const T *src, int64_t 
         *dst = wgrad_stage_value<S, T>(src, off, valid);
 }
 
-/* The reduction position r of a k-tile column, decoded: dy's offset without the channel term,
- * x's batch offset, and the input position of tap k = 0 per spatial dim. */
+/* Decodes the x tile's columns n0 .. n0 + BN - 1 of group g (column cn = cl * prod(K) + kidx). */
+template <int BN, int THREADS>
+__device__ __forceinline__ void wgrad_igemm_decode_taps(const convnd_conv_params &p, int64_t g,
+                                                        int64_t n0, int tid,
+                                                        wgrad_igemm_tap *taps) {
+    const int64_t KK = p.k[0] * p.k[1] * p.k[2], NC = p.cin_g * KK;
+    for (int n = tid; n < BN; n += THREADS) {
+        wgrad_igemm_tap t;
+        const int64_t cn = n0 + n;
+        if (cn >= NC) {
+            t.off = 0;
+            t.disp[0] = t.disp[1] = t.disp[2] = wgrad_igemm_no_tap;
+        } else {
+            int64_t kidx = cn % KK;
+            t.off = (g * p.cin_g + cn / KK) * p.xs[1];
+            for (int d = 2; d >= 0; --d) {
+                t.disp[d] = (kidx % p.k[d]) * p.d[d];
+                t.off += t.disp[d] * p.xs[2 + d];
+                kidx /= p.k[d];
+            }
+        }
+        taps[n] = t;
+    }
+}
+
+/* A thread's reduction column r = (n, o0, o1, o2) (row-major over batch * prod(O)), carried from
+ * k-tile to k-tile: the division happens once, each step of BK positions is a mixed-radix add
+ * of BK's own digits (step), one carry per digit. */
+struct wgrad_igemm_cursor {
+    int64_t r, n, o[3];
+};
+
+__device__ __forceinline__ wgrad_igemm_cursor wgrad_igemm_cursor_at(const convnd_conv_params &p,
+                                                                    int64_t r) {
+    wgrad_igemm_cursor c;
+    c.r = r;
+    for (int t = 2; t >= 0; --t) {
+        c.o[t] = r % p.out[t];
+        r /= p.out[t];
+    }
+    c.n = r;
+    return c;
+}
+
+__device__ __forceinline__ void wgrad_igemm_cursor_step(const convnd_conv_params &p,
+                                                        wgrad_igemm_cursor &c,
+                                                        const wgrad_igemm_cursor &step) {
+    int64_t carry = 0;
+    c.r += step.r;
+    for (int t = 2; t >= 0; --t) {
+        c.o[t] += step.o[t] + carry;
+        carry = c.o[t] >= p.out[t];
+        if (carry) c.o[t] -= p.out[t];
+    }
+    c.n += step.n + carry;
+}
+
+/* The column's offsets in dy (without the channel term) and x (without the channel and tap
+ * terms), and the input position of tap k = 0 per spatial dim. */
 struct wgrad_igemm_column {
     bool valid;
     int64_t dy_off, x_off, i0[3];
 };
 
-__device__ __forceinline__ wgrad_igemm_column wgrad_igemm_decode(const convnd_conv_params &p,
-                                                                 int64_t r, int64_t R) {
-    wgrad_igemm_column c;
-    c.valid = r < R;
-    if (!c.valid) r = 0;
-    int64_t o[3];
-    for (int t = 2; t >= 0; --t) {
-        o[t] = r % p.out[t];
-        r /= p.out[t];
+__device__ __forceinline__ wgrad_igemm_column wgrad_igemm_column_of(const convnd_conv_params &p,
+                                                                    const wgrad_igemm_cursor &c,
+                                                                    int64_t R) {
+    wgrad_igemm_column col;
+    col.valid = c.r < R;
+    col.dy_off = c.n * p.ys[0] + c.o[0] * p.ys[2] + c.o[1] * p.ys[3] + c.o[2] * p.ys[4];
+    col.x_off = c.n * p.xs[0];
+    for (int t = 0; t < 3; ++t) {
+        col.i0[t] = c.o[t] * p.s[t] - p.p0[t];
+        col.x_off += col.i0[t] * p.xs[2 + t];
     }
-    c.dy_off = r * p.ys[0] + o[0] * p.ys[2] + o[1] * p.ys[3] + o[2] * p.ys[4];
-    c.x_off = r * p.xs[0];
-    for (int t = 0; t < 3; ++t)
-        c.i0[t] = o[t] * p.s[t] - p.p0[t];
-    return c;
+    return col;
 }
 
-/* Loads k-tile kt of group g into stage tiles a (dy) and b (x). */
+/* Loads one k-tile, column col, of group g into stage tiles a (dy) and b (x). */
 template <typename T, typename S, int BM, int BN, int BK, int LD, int THREADS>
 __device__ __forceinline__ void wgrad_igemm_load(const convnd_conv_params &p, const T *x,
-                                                 const T *dy, int64_t g, int64_t m0, int64_t n0,
-                                                 int64_t kt, int64_t R, int tid, S *a, S *b) {
+                                                 const T *dy, int64_t g, int64_t m0,
+                                                 const wgrad_igemm_column &col,
+                                                 const wgrad_igemm_tap *taps, int tid, S *a,
+                                                 S *b) {
     static_assert(THREADS % BK == 0, "each thread owns one reduction column");
     const int kk = tid % BK;
-    const wgrad_igemm_column col = wgrad_igemm_decode(p, kt * BK + kk, R);
-    const int64_t KK = p.k[0] * p.k[1] * p.k[2], NC = p.cin_g * KK;
     CONVND_UNROLL(8)
     for (int m = tid / BK; m < BM; m += THREADS / BK) {
         const bool ok = col.valid && m0 + m < p.cout_g;
@@ -102,17 +169,13 @@ __device__ __forceinline__ void wgrad_igemm_load(const convnd_conv_params &p, co
     }
     CONVND_UNROLL(8)
     for (int n = tid / BK; n < BN; n += THREADS / BK) {
-        const int64_t cn = n0 + n;
-        bool ok = col.valid && cn < NC;
-        const int64_t cl = ok ? cn / KK : 0;
-        int64_t kidx = ok ? cn % KK : 0, off = col.x_off + (g * p.cin_g + cl) * p.xs[1];
-        for (int t = 2; t >= 0; --t) {
-            const int64_t i = col.i0[t] + (kidx % p.k[t]) * p.d[t];
-            kidx /= p.k[t];
-            ok = ok && i >= 0 && i < p.in[t];
-            off += i * p.xs[2 + t];
+        const wgrad_igemm_tap t = taps[n];
+        bool ok = col.valid;
+        for (int d = 0; d < 3; ++d) {
+            const int64_t i = col.i0[d] + t.disp[d];
+            ok = ok && i >= 0 && i < p.in[d];
         }
-        wgrad_stage_store<S, T>(b + n * LD + kk, x, off, ok);
+        wgrad_stage_store<S, T>(b + n * LD + kk, x, col.x_off + t.off, ok);
     }
 }
 
@@ -145,19 +208,31 @@ __global__ void __launch_bounds__(Mma::THREADS, wgrad_min_blocks<Mma, T, S>)
     const int64_t kt0 = wgrad_chunk_begin(ktiles, splits, j);
     const int64_t kt1 = wgrad_chunk_begin(ktiles, splits, j + 1);
 
+    wgrad_igemm_tap *const taps =
+        reinterpret_cast<wgrad_igemm_tap *>(reinterpret_cast<char *>(smem) + layout::TAPS_OFFSET);
+    wgrad_igemm_decode_taps<BN, THREADS>(p, g, n0, tid, taps);
+    /* this thread's reduction column at the first k-tile, and BK positions as digits */
+    wgrad_igemm_cursor cur_col = wgrad_igemm_cursor_at(p, kt0 * BK + tid % BK);
+    const wgrad_igemm_cursor step = wgrad_igemm_cursor_at(p, BK);
+    __syncthreads(); /* the decoded columns, before any load reads them */
+
     Mma mma;
     mma.init(tid);
     if (kt0 < kt1)
-        wgrad_igemm_load<T, S, BM, BN, BK, LD, THREADS>(p, x, dy, g, m0, n0, kt0, R, tid, stages,
-                                                        stages + BM * LD);
+        wgrad_igemm_load<T, S, BM, BN, BK, LD, THREADS>(p, x, dy, g, m0,
+                                                        wgrad_igemm_column_of(p, cur_col, R), taps,
+                                                        tid, stages, stages + BM * LD);
     convnd_cp_async_commit();
     for (int64_t kt = kt0; kt < kt1; ++kt) {
         S *const cur = stages + ((kt - kt0) & 1) * layout::STAGE;
         S *const next = stages + ((kt - kt0 + 1) & 1) * layout::STAGE;
         /* the next stage was last read by the previous k-tile's math: the barrier below it */
-        if (kt + 1 < kt1)
-            wgrad_igemm_load<T, S, BM, BN, BK, LD, THREADS>(p, x, dy, g, m0, n0, kt + 1, R, tid,
-                                                            next, next + BM * LD);
+        if (kt + 1 < kt1) {
+            wgrad_igemm_cursor_step(p, cur_col, step);
+            wgrad_igemm_load<T, S, BM, BN, BK, LD, THREADS>(p, x, dy, g, m0,
+                                                            wgrad_igemm_column_of(p, cur_col, R),
+                                                            taps, tid, next, next + BM * LD);
+        }
         convnd_cp_async_commit();
         convnd_cp_async_wait<1>(); /* this k-tile's copies have landed */
         __syncthreads();

@@ -74,6 +74,10 @@ mkdir -p "$work"
 # Mutants 62-63 are a row's start plus a column in a stage tile (L::row_start, L::at: the gather
 # loaders): the swizzled tile's column added instead of XORed in, and the gather x loader writing
 # its elements one column over within the row (a permutation of the row's columns).
+# Mutants 64-66 are the weight gradient's loader (wgrad_igemm.cuh), which carries each thread's
+# reduction column from k-tile to k-tile and decodes the x tile's taps once per block: a digit's
+# carry one position late, the carry into the batch index dropped, and no barrier between the
+# tap table's fill and the first load that reads it.
 early='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=warp_ahead,reverse'
 early_tma='CONVND_EMU_COPIES=early CONVND_TEST_ORDERS=forward,warp_ahead'
 mutants=(
@@ -140,6 +144,9 @@ mutants=(
   "61^device/emu_mbarrier.c^            t->timed_out_parity = parity;\n            return 0;\n^            t->timed_out_parity = parity;\n^emu_mbarrier/*^"
   "62^kernels/smem_tile.cuh^return start \x5e col;^return start + col;^@(smem_swizzle|igemm|transposed)/*^"
   "63^kernels/igemm_load.cuh^igemm_copy_elem(tile + L::at(start, kc), ok ? x +^igemm_copy_elem(tile + L::at(start, kc \x5e 1), ok ? x +^@(igemm|transposed)/*^"
+  "64^kernels/wgrad_igemm.cuh^carry = c.o[t] >= p.out[t];^carry = c.o[t] > p.out[t];^wgrad/*^"
+  "65^kernels/wgrad_igemm.cuh^c.n += step.n + carry;^c.n += step.n;^wgrad/*^"
+  "66^kernels/wgrad_igemm.cuh^    __syncthreads(); /* the decoded columns, before any load reads them */\n^^wgrad/*^"
 )
 
 want=("$@")
