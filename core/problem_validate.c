@@ -2,6 +2,7 @@
  * alone can break, with checked int64 arithmetic so that absurd sizes are rejected, never
  * wrapped. */
 #include "checked_math.h"
+#include "convnd_shape_rule.h"
 #include "counters.h"
 #include "error.h"
 #include "problem_internal.h"
@@ -132,16 +133,19 @@ static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t 
                             "effective kernel dilation[%d]*(kernel[%d]-1)+1 overflows int64 "
                             "(kernel=%" PRId64 ", dilation=%" PRId64 ")",
                             t, t, K, D);
+    E = CONVND_EFFECTIVE_KERNEL(K, D);
     int overflow;
     const int forward_geometry = p->mode != CONVND_TRANSPOSED; /* WGRAD: the forward's O */
+    /* the checks evaluate the rule's own terms in its order; then the rule itself */
     if (forward_geometry) {
         int64_t span;
         overflow = convnd_add_overflows(I, P0, &span) || convnd_add_overflows(span, P1, &span) ||
                    convnd_sub_overflows(span, E, &span);
-        if (!overflow) O = convnd_floor_div(span, S) + 1;
+        if (!overflow) O = CONVND_FORWARD_OUTPUT(I, E, S, P0, P1, convnd_floor_div);
     } else {
         overflow = convnd_mul_overflows(I - 1, S, &O) || convnd_add_overflows(O, E, &O) ||
                    convnd_sub_overflows(O, P0, &O) || convnd_sub_overflows(O, P1, &O);
+        if (!overflow) O = CONVND_TRANSPOSED_OUTPUT(I, E, S, P0, P1);
     }
     if (overflow)
         return convnd_error(CONVND_ERR_OVERFLOW,

@@ -35,6 +35,7 @@
 extern "C" {
 #include "convnd.h"
 #include "convnd_bind.h"
+#include "convnd_shape_rule.h"
 }
 
 namespace {
@@ -709,11 +710,15 @@ at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
                       " and w of rank ", w.dim(), ": expected equal ranks 3, 4 or 5");
     std::vector<c10::SymInt> shape{x.sym_size(0),
                                    mode == CONVND_FORWARD ? w.sym_size(0) : w.sym_size(1) * groups};
+    // the C library's rule (convnd_shape_rule.h) on SymInts; a valid problem's span is >= 0,
+    // where SymInt's division is the floor division the rule asks for
+    const auto floor_div = [](const c10::SymInt &a, int64_t b) { return a / b; };
     for (int64_t d = 0; d < dims; ++d) {
-        const c10::SymInt I = x.sym_size(2 + d), E = dilation[d] * (w.sym_size(2 + d) - 1) + 1;
-        shape.push_back(mode == CONVND_FORWARD
-                            ? (I + padding_before[d] + padding_after[d] - E) / stride[d] + 1
-                            : (I - 1) * stride[d] + E - padding_before[d] - padding_after[d]);
+        const c10::SymInt I = x.sym_size(2 + d);
+        const c10::SymInt E = CONVND_EFFECTIVE_KERNEL(w.sym_size(2 + d), dilation[d]);
+        const int64_t S = stride[d], P0 = padding_before[d], P1 = padding_after[d];
+        shape.push_back(mode == CONVND_FORWARD ? CONVND_FORWARD_OUTPUT(I, E, S, P0, P1, floor_div)
+                                               : CONVND_TRANSPOSED_OUTPUT(I, E, S, P0, P1));
     }
     at::Tensor ww = w;
     return empty_in_layout(c10::SymIntArrayRef(shape),

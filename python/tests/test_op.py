@@ -203,6 +203,42 @@ def test_torch_compile_fullgraph():
     assert m.conv.weight.grad is not None
 
 
+# (x shape builder over a size n, w shape, stride, dilation, pb, pa, groups, mode)
+SYMBOLIC_CASES = {
+    "fwd1d_strided_dilated": (lambda n: [2, 4, n], [6, 4, 3], [2], [2], [1], [2], 1, 0),
+    "fwd2d_crop": (lambda n: [1, 2, n, n + 3], [3, 2, 2, 3], [1, 2], [1, 1], [-1, 0], [0, -1], 1,
+                   0),
+    "convT1d_stride3": (lambda n: [1, 4, n], [4, 2, 4], [3], [1], [2], [1], 2, 1),
+    "convT2d": (lambda n: [2, 3, n, 5], [3, 2, 3, 2], [2, 1], [1, 2], [1, 0], [0, 1], 1, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYMBOLIC_CASES))
+def test_symbolic_output_size_is_the_c_rule(name):
+    """The Meta kernel on symbolic sizes (FakeTensor over a ShapeEnv, as torch.compile's dynamic
+    shapes give it) works out y's shape with the C library's rule (convnd_shape_rule.h) on
+    SymInts: every spatial size is an expression of x's symbols, and evaluated at x's real sizes
+    it equals the shape of the eager op's result (the C library's convnd_output_size)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import (DimDynamic, ShapeEnv,
+                                                       StatelessSymbolicContext)
+    xs, ws, s, d, pb, pa, g, mode = SYMBOLIC_CASES[name]
+    torch.manual_seed(SEED)
+    w = torch.randn(ws)
+    for n in (7, 8, 11, 16):
+        x = torch.randn(xs(n))
+        eager = OP(x, w, None, None, s, d, pb, pa, g, mode, 1.0, 0.0, 0, None)
+        with FakeTensorMode(shape_env=ShapeEnv()) as fake:
+            context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * x.dim())
+            fx = fake.from_tensor(x, symbolic_context=context)
+            y = OP(fx, fake.from_tensor(w), None, None, s, d, pb, pa, g, mode, 1.0, 0.0, 0, None)
+        spatial = list(y.shape[2:])
+        assert all(isinstance(v, torch.SymInt) and v.node.expr.free_symbols for v in spatial), \
+            f"{name} n={n}: spatial sizes {spatial} are not symbolic"
+        got = [int(v.node.hint) if isinstance(v, torch.SymInt) else v for v in y.shape]
+        assert got == list(eager.shape), (name, n, got, list(eager.shape))
+
+
 BAD = [
     # (description, call, exception, words the message must contain)
     ("groups not dividing C_in",
