@@ -9,6 +9,7 @@
 void bench_print_usage(FILE *f) {
     fputs("usage: convnd-bench [options]\n"
           "  --list               every schedule and configuration, and the peers; then exit\n"
+          "  --list-markdown      the README's schedule table (name, sources, summary); then exit\n"
           "  --suite FILE         problems from a suite CSV (default: bench/suites/suite.csv)\n"
           "  --problem ROW        one problem in the suite's CSV format (repeatable), e.g.\n"
           "                       --problem \"my3x3,test,forward,8,64,64,1,56x56,3x3,1x1,1x1,1x1,"
@@ -56,6 +57,8 @@ int bench_parse_cli(int argc, char **argv, bench_cli *cli, char *err, size_t err
         const char *a = argv[i];
         if (strcmp(a, "--list") == 0)
             cli->list = 1;
+        else if (strcmp(a, "--list-markdown") == 0)
+            cli->list = 2;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
             cli->help = 1;
         else if (strcmp(a, "--host-overhead") == 0) {

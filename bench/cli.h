@@ -8,7 +8,7 @@
 #define BENCH_MAX_CLI_PROBLEMS 64
 
 typedef struct bench_cli {
-    int32_t list, help, small, every_config, peers, auto_row, force, quiet, ceilings, show_skipped;
+    int32_t list, help, /* list: 1 --list, 2 --list-markdown */ small, every_config, peers, auto_row, force, quiet, ceilings, show_skipped;
     const char *suite;                            /* NULL: the default suite, unless problems */
     const char *problems[BENCH_MAX_CLI_PROBLEMS]; /* --problem rows */
     int32_t num_problems;

@@ -17,6 +17,7 @@
 #include "gemm_backend.h"
 #include "gpu_runtime.h"
 #include "plot.h"
+#include "registry.h"
 #include "reduce.h"
 #include "report.h"
 #include "suite.h"
@@ -183,6 +184,15 @@ int main(int argc, char **argv) {
                                                          : CONVND_DEVICE_EMULATED) != CONVND_OK) {
         fprintf(stderr, "convnd-bench: --device %s: %s\n", cli.device, convnd_last_error());
         return 2;
+    }
+    if (cli.list == 2) { /* the README's schedule table */
+        const size_t n = convnd_schedule_table_markdown(NULL, 0);
+        char *table = malloc(n + 1);
+        if (!table) return 1;
+        convnd_schedule_table_markdown(table, n + 1);
+        fputs(table, stdout);
+        free(table);
+        return 0;
     }
     if (cli.list) {
         list_everything();

@@ -1,6 +1,6 @@
 /* Limits of the phase-decomposed transposed convolution (kernels/convT_*.cu), shared by the
  * kernels (table sizes in the kernel parameters) and their registry entry (schedules/
- * transposed.c, plain C), which refuses larger problems with these numbers in the reason.
+ * convT.c, plain C), which refuses larger problems with these numbers in the reason.
  *
  * A transposed convolution with strides S0, S1, S2 has S0*S1*S2 output phases. Their tables
  * travel in the kernel's parameters (about 1.6 KB at these sizes), so they are bounded: strides

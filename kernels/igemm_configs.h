@@ -1,4 +1,4 @@
-/* The implicit-GEMM configurations, listed once: the registry (schedules/implicit_gemm.c, plain
+/* The implicit-GEMM configurations, listed once: the registry (schedules/igemm.c, plain
  * C) takes their names from here and the kernels (kernels/igemm_*.cu) their template arguments,
  * so a configuration index means the same tile shape on both sides.
  *

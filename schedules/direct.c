@@ -41,6 +41,8 @@ static convnd_status direct_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_direct = {
     .name = "direct",
+    .summary = "the universal fallback: every valid problem of the SPEC",
+    .sources = "schedules/direct.c, kernels/direct.cu",
     .num_configs = DIRECT_CONFIG_COUNT,
     .config_names = direct_configs,
     .supports = direct_supports,

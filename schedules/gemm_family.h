@@ -1,5 +1,5 @@
-/* The GEMM family's host side, once: forward implicit GEMM (implicit_gemm.c) and transposed by
- * phase (transposed.c) are each their own refusal plus one CONVND_GEMM_FAMILY line (descriptor:
+/* The GEMM family's host side, once: forward implicit GEMM (igemm.c) and transposed by
+ * phase (convT.c) are each their own refusal plus one CONVND_GEMM_FAMILY line (descriptor:
  * mode, names, launchers); supports, worth_routing and launch are the skeleton below. */
 #ifndef CONVND_GEMM_FAMILY_H
 #define CONVND_GEMM_FAMILY_H
@@ -35,7 +35,7 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
                                         const convnd_launch_args *a);
 
 /* Defines the registry entry convnd_schedule_<sched> of variant V (TC or SIMT) of family f. */
-#define CONVND_GEMM_FAMILY_SCHEDULE(sched, f, V)                                                   \
+#define CONVND_GEMM_FAMILY_SCHEDULE(sched, f, V, what, files)                                      \
     static int32_t sched##_supports(const convnd_problem *p, const convnd_conv_params *params,     \
                                     int32_t config, char *reason, size_t reason_len) {             \
         return convnd_gemm_family_supports(&f, CONVND_GEMM_##V, p, params, config, reason,         \
@@ -50,6 +50,8 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
     }                                                                                              \
     const convnd_schedule convnd_schedule_##sched = {                                              \
         .name = #sched,                                                                            \
+        .summary = what,                                                                           \
+        .sources = files,                                                                          \
         .num_configs = CONVND_GEMM_##V##_COUNT,                                                    \
         .config_names = CONVND_GEMM_##V##_NAMES,                                                   \
         .supports = sched##_supports,                                                              \
@@ -66,8 +68,10 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
 
 /* The whole family `prefix` (descriptor and the schedules prefix_tc and prefix_simt, on the
  * launchers prefix_tc_f16, prefix_tc_bf16, prefix_tc_tf32 and prefix_simt) in one line;
- * reads_prefix_state: 1 when its kernels read a prefix input and write a state (SPEC §12). */
-#define CONVND_GEMM_FAMILY(prefix, family_mode, refusal, reads_prefix_state)                       \
+ * reads_prefix_state: 1 when its kernels read a prefix input and write a state (SPEC §12);
+ * tc_what, simt_what: the two schedules' summaries; host: the family's host file. */
+#define CONVND_GEMM_FAMILY(prefix, family_mode, refusal, reads_prefix_state, tc_what, simt_what,   \
+                           host)                                                                   \
     enum { prefix##_family_prefix_state = reads_prefix_state };                                    \
     static const convnd_gemm_family prefix##_family = {                                            \
         .mode = family_mode,                                                                       \
@@ -78,8 +82,10 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
         .simt = CONVND_LAUNCHER_OF(prefix##_simt),                                                 \
         .prefix_state = reads_prefix_state,                                                        \
     };                                                                                             \
-    CONVND_GEMM_FAMILY_SCHEDULE(prefix##_tc, prefix##_family, TC);                                 \
-    CONVND_GEMM_FAMILY_SCHEDULE(prefix##_simt, prefix##_family, SIMT)
+    CONVND_GEMM_FAMILY_SCHEDULE(prefix##_tc, prefix##_family, TC, tc_what,                         \
+                                host ", kernels/" #prefix "_tc_*.cu");                             \
+    CONVND_GEMM_FAMILY_SCHEDULE(prefix##_simt, prefix##_family, SIMT, simt_what,                   \
+                                host ", kernels/" #prefix "_simt.cu")
 
 #define CONVND_GEMM_TC_NAMES convnd_gemm_tc_names
 #define CONVND_GEMM_SIMT_NAMES convnd_gemm_simt_names

@@ -2,7 +2,7 @@
  * transposed ones (convT_tc/convT_simt) share on the host: their tile tables
  * (kernels/igemm_configs.h, one list for both families), the numerics checks of the tensor-core
  * and CUDA-core variants, the 32-bit-index and grid limits, and the planner's tile heuristic
- * (the table in schedules/implicit_gemm.c's header comment). */
+ * (the table in schedules/igemm.c's header comment). */
 #ifndef CONVND_GEMM_TILES_H
 #define CONVND_GEMM_TILES_H
 

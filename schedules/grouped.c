@@ -62,6 +62,8 @@ static convnd_status grouped_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_grouped = {
     .name = "grouped",
+    .summary = "few channels per group: several groups per block",
+    .sources = "schedules/grouped.c, kernels/grouped.cu",
     .num_configs = CONVND_GROUPED_CONFIG_COUNT,
     .config_names = grouped_configs,
     .supports = grouped_supports,

@@ -71,6 +71,36 @@ void convnd_schedule_list_configs(const convnd_schedule *s, char *buf, size_t bu
         append_item(buf, buf_len, s->config_names[c]);
 }
 
+size_t convnd_schedule_table_markdown(char *buf, size_t buf_len) {
+    size_t n = 0;
+    char row[1024];
+    for (int32_t i = -2; i < convnd_schedule_table_size; ++i) {
+        const convnd_schedule *s = i >= 0 ? convnd_schedule_table[i] : NULL;
+        int len;
+        if (i == -2) len = snprintf(row, sizeof row, "| schedule | source | what |\n");
+        else if (i == -1) len = snprintf(row, sizeof row, "|---|---|---|\n");
+        else {
+            /* each of "a, b" in backticks */
+            char files[512];
+            size_t f = 0;
+            for (const char *at = s->sources; *at && f + 4 < sizeof files;) {
+                const char *comma = strstr(at, ", ");
+                const size_t item = comma ? (size_t)(comma - at) : strlen(at);
+                const int w = snprintf(files + f, sizeof files - f, "%s`%.*s`", f ? ", " : "",
+                                       (int)item, at);
+                if (w < 0) return 0;
+                f += (size_t)w < sizeof files - f ? (size_t)w : sizeof files - f - 1;
+                at += item + (comma ? 2 : 0);
+            }
+            len = snprintf(row, sizeof row, "| `%s` | %s | %s |\n", s->name, files, s->summary);
+        }
+        if (len < 0) return 0;
+        if (buf && n + (size_t)len < buf_len) memcpy(buf + n, row, (size_t)len + 1);
+        n += (size_t)len;
+    }
+    return n;
+}
+
 void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out) {
     *out = *p;
     if (out->y_layout == CONVND_LAYOUT_AUTO)

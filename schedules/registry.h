@@ -67,6 +67,12 @@ void convnd_schedule_list_names(char *buf, size_t buf_len);
 /* "t128, t256" for s, likewise. */
 void convnd_schedule_list_configs(const convnd_schedule *s, char *buf, size_t buf_len);
 
+/* The README's schedule table, in planner order, as Markdown (one row per schedule: name, its
+ * sources, its summary): the number of characters it takes (without the NUL), written when it
+ * fits buf_len (tests/test_docs_spec.c keeps README.md's copy equal; convnd-bench
+ * --list-markdown prints it). */
+size_t convnd_schedule_table_markdown(char *buf, size_t buf_len);
+
 /* Resolves y_layout AUTO to the SPEC's default (channels-last when x or w is): what every
  * supports/worth_routing/workspace_size/launch sees. */
 void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out);

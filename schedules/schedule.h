@@ -9,6 +9,10 @@
 
 typedef struct convnd_schedule {
     const char *name;
+    /* what it is and where it lives, one line each: the README's schedule table is made from
+     * these (convnd_schedule_table_markdown; a test keeps the two equal) */
+    const char *summary;
+    const char *sources;
     int32_t num_configs;
     const char *const *config_names;
     /* Each question below is asked about a valid problem p (y_layout resolved) together with its

@@ -56,6 +56,8 @@ static convnd_status tiled_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_tiled_direct = {
     .name = "tiled_direct",
+    .summary = "small C_in (stems): output tile per block, input tile + halo in shared memory",
+    .sources = "schedules/tiled_direct.c, kernels/tiled_direct.cu",
     .num_configs = CONVND_TILED_CONFIG_COUNT,
     .config_names = tiled_configs,
     .supports = tiled_supports,

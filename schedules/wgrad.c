@@ -14,7 +14,8 @@
 #include "problem_internal.h"
 
 static const char *const wgrad_direct_configs[] = {"t256"};
-static const char *const wgrad_splitk_configs[] = {"s8", "s32", "s128"};
+/* kN: N split-K chunks (the suffix's one meaning: kernels/wgrad_igemm_configs.h) */
+static const char *const wgrad_splitk_configs[] = {"k8", "k32", "k128"};
 static const int64_t wgrad_splitk_counts[] = {8, 32, 128};
 #define WGRAD_SPLITK_CONFIGS ((int32_t)(sizeof wgrad_splitk_counts / sizeof wgrad_splitk_counts[0]))
 
@@ -99,6 +100,8 @@ static convnd_status wgrad_splitk_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_wgrad_splitk = {
     .name = "wgrad_splitk",
+    .summary = "weight gradient with the reduction cut into chunks summed in a fixed order (small dw, long reduction)",
+    .sources = "schedules/wgrad.c, kernels/wgrad.cu",
     .num_configs = WGRAD_SPLITK_CONFIGS,
     .config_names = wgrad_splitk_configs,
     .supports = wgrad_splitk_supports,
@@ -112,6 +115,8 @@ const convnd_schedule convnd_schedule_wgrad_splitk = {
 
 const convnd_schedule convnd_schedule_wgrad_direct = {
     .name = "wgrad_direct",
+    .summary = "weight gradient, one thread per dw element: the fallback for every wgrad problem",
+    .sources = "schedules/wgrad.c, kernels/wgrad.cu",
     .num_configs = 1,
     .config_names = wgrad_direct_configs,
     .supports = wgrad_direct_supports,

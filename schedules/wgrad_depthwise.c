@@ -86,6 +86,8 @@ static convnd_status depthwise_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_wgrad_depthwise = {
     .name = "wgrad_depthwise",
+    .summary = "weight gradient with one input channel per group, deterministic split-K",
+    .sources = "schedules/wgrad_depthwise.c, kernels/wgrad_depthwise.cu",
     .num_configs = DEPTHWISE_CONFIGS,
     .config_names = depthwise_names,
     .supports = depthwise_supports,

@@ -167,6 +167,8 @@ static convnd_status tc_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_wgrad_igemm_tc = {
     .name = "wgrad_igemm_tc",
+    .summary = "weight gradient as an implicit GEMM per group on mma.sync, deterministic split-K",
+    .sources = "schedules/wgrad_igemm.c, kernels/wgrad_igemm_tc.cu",
     .num_configs = TC_CONFIGS,
     .config_names = tc_names,
     .supports = tc_supports,
@@ -180,6 +182,8 @@ const convnd_schedule convnd_schedule_wgrad_igemm_tc = {
 
 const convnd_schedule convnd_schedule_wgrad_igemm_simt = {
     .name = "wgrad_igemm_simt",
+    .summary = "the same on CUDA cores, exact f32 FMA, every dtype",
+    .sources = "schedules/wgrad_igemm.c, kernels/wgrad_igemm_simt.cu",
     .num_configs = SIMT_CONFIGS,
     .config_names = simt_names,
     .supports = simt_supports,

@@ -158,7 +158,7 @@ Test(bench_validate, backward_rows_validate) {
                                "d,test,dgrad,2,4,6,1,9x8,3x3,2x2,1x1,1x1,1x1,f16,cl"};
     const bench_candidate cands[4] = {
         make_candidate("auto", "", &bench_convnd_ops, NULL),
-        make_candidate("wgrad_splitk", "wgrad_splitk:s8", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_splitk", "wgrad_splitk:k8", &bench_convnd_ops, NULL),
         make_candidate("wgrad_direct", "wgrad_direct", &bench_convnd_ops, NULL),
         make_candidate("cuDNN", "", &bench_cudnn_ops, NULL)};
     const bench_config cfg = small_config();
@@ -188,8 +188,8 @@ Test(bench_validate, wgrad_schedule_rows_validate) {
         {"wf,test,wgrad,1,8,16,2,12,4,1,1,3,0,f32,cf", {0, 1, 0}},
     };
     const bench_candidate cands[3] = {
-        make_candidate("wgrad_igemm_tc", "wgrad_igemm_tc:32x32x32_s8", &bench_convnd_ops, NULL),
-        make_candidate("wgrad_igemm_simt", "wgrad_igemm_simt:32x32x8_s8", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_igemm_tc", "wgrad_igemm_tc:32x32x32_k8", &bench_convnd_ops, NULL),
+        make_candidate("wgrad_igemm_simt", "wgrad_igemm_simt:32x32x8_k8", &bench_convnd_ops, NULL),
         make_candidate("wgrad_depthwise", "wgrad_depthwise:s16", &bench_convnd_ops, NULL)};
     const bench_config cfg = small_config();
     for (size_t r = 0; r < sizeof rows_text / sizeof rows_text[0]; ++r) {

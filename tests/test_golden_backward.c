@@ -145,10 +145,10 @@ Test(golden_backward, autograd_dx_and_dw) {
     cr_assert(fixtures.count >= GOLDEN_BWD_MIN_CASES, "only %d cases", (int)fixtures.count);
     const char *wgrad_specs[] = {NULL,
                                  "wgrad_direct",
-                                 "wgrad_splitk:s8",
-                                 "wgrad_splitk:s128",
-                                 "wgrad_igemm_simt:64x64x8_s1",
-                                 "wgrad_igemm_simt:32x32x8_s8"};
+                                 "wgrad_splitk:k8",
+                                 "wgrad_splitk:k128",
+                                 "wgrad_igemm_simt:64x64x8_k1",
+                                 "wgrad_igemm_simt:32x32x8_k8"};
     for (int32_t i = 0; i < fixtures.count; ++i) {
         const golden_case *c = &fixtures.cases[i];
         const convnd_problem p = bind_case(c);
@@ -175,7 +175,7 @@ Test(golden_backward, autograd_dx_and_dw) {
          * 16-bit fixtures (f32 ones are exact-math), the depthwise one C_in/g = 1 */
         if (wg.dtype != CONVND_F32)
             check_output(c, "dw", &wg, CONVND_W, swap ? dy : x, swap ? x : dy, dw,
-                         "wgrad_igemm_tc:32x32x32_s8");
+                         "wgrad_igemm_tc:32x32x32_k8");
         if (wg.C_in == wg.groups)
             check_output(c, "dw", &wg, CONVND_W, swap ? dy : x, swap ? x : dy, dw,
                          "wgrad_depthwise:s16");

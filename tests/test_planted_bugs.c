@@ -172,9 +172,9 @@ Test(planted_bugs, wgrad_partials_in_arrival_order_are_caught) {
     char msg[512] = "";
     test_wgrad_case c;
     cr_assert(test_wgrad_init(&c, &p, 0, 7, msg, sizeof msg), "%s", msg);
-    cr_expect(test_wgrad_bit_identical(&c, "wgrad_splitk:s32", NULL, msg, sizeof msg),
+    cr_expect(test_wgrad_bit_identical(&c, "wgrad_splitk:k32", NULL, msg, sizeof msg),
               "the control (fixed-order split-K): %s", msg);
-    const int same = test_wgrad_bit_identical(&c, "wgrad_splitk:s32",
+    const int same = test_wgrad_bit_identical(&c, "wgrad_splitk:k32",
                                               convnd_planted_arrival_wgrad_splitk, msg, sizeof msg);
     cr_log_info("planted arrival-order split-K: %s", same ? "bit-identical (not caught)" : msg);
     cr_expect(!same, "split-K in arrival order not caught by the determinism check");
@@ -214,9 +214,9 @@ static void expect_wgrad_race_caught(const char *problem, const char *spec,
 
 Test(planted_bugs, wgrad_igemm_missing_stage_barrier_is_caught) {
     expect_wgrad_race_caught("wg 2d N=2 Ci=8 Co=16 I=8,8 K=3 P0=1 P1=1",
-                             "wgrad_igemm_simt:32x32x8_s1", convnd_planted_stage_wgrad_igemm_simt);
+                             "wgrad_igemm_simt:32x32x8_k1", convnd_planted_stage_wgrad_igemm_simt);
     expect_wgrad_race_caught("wg 2d N=2 Ci=8 Co=16 I=8,8 K=3 P0=1 P1=1 f16",
-                             "wgrad_igemm_tc:64x64x32_s1", convnd_planted_stage_wgrad_igemm_tc);
+                             "wgrad_igemm_tc:64x64x32_k1", convnd_planted_stage_wgrad_igemm_tc);
 }
 
 /* The depthwise wgrad without the barriers of its lanes' reduction tree (channels-first: 256

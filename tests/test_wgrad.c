@@ -127,14 +127,14 @@ ParameterizedTest(test_schedule_config *sc, wgrad, forced_schedule_table) {
 /* Split-K's partials are summed in a fixed order: the same bits every run and every order (the
  * check that catches tests/planted/planted_wgrad_arrival_order.cpp). */
 Test(wgrad, splitk_bit_identical_across_runs_and_orders) {
-    const char *specs[] = {"wgrad_splitk:s8",
-                           "wgrad_splitk:s32",
-                           "wgrad_splitk:s128",
+    const char *specs[] = {"wgrad_splitk:k8",
+                           "wgrad_splitk:k32",
+                           "wgrad_splitk:k128",
                            "wgrad_direct",
-                           "wgrad_igemm_simt:64x64x8_s1",
-                           "wgrad_igemm_simt:32x32x8_s8",
-                           "wgrad_igemm_simt:32x32x8_s32",
-                           "wgrad_igemm_tc:64x64x32_s8"};
+                           "wgrad_igemm_simt:64x64x8_k1",
+                           "wgrad_igemm_simt:32x32x8_k8",
+                           "wgrad_igemm_simt:32x32x8_k32",
+                           "wgrad_igemm_tc:64x64x32_k8"};
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s)
         for (size_t q = 0; q < TEST_WGRAD_DETERMINISM_PROBLEMS; ++q) {
             convnd_problem p = test_parse_valid(test_wgrad_determinism_problems[q]);
@@ -153,9 +153,9 @@ Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
         {"wg 1d N=4 Ci=64 Co=64 g=64 I=4096 K=4 P0=3 P1=0 x=cl w=cl y=cl", "wgrad_depthwise:s64"},
         {"wg 2d N=8 Ci=512 Co=512 g=512 I=56,56 K=3 P0=1 P1=1", "wgrad_depthwise:s1"},
         {"wg 1d N=1 Ci=2 Co=3 I=40000 K=3 P0=1 P1=1", "wgrad_splitk"},
-        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1", "wgrad_igemm_simt:64x64x8_s8"},
-        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1 f16", "wgrad_igemm_tc:64x64x32_s1"},
-        {"wg 3d N=1 Ci=32 Co=32 I=16,16,16 K=3 P0=1 P1=1 bf16", "wgrad_igemm_tc:32x32x32_s32"},
+        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1", "wgrad_igemm_simt:64x64x8_k8"},
+        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1 f16", "wgrad_igemm_tc:64x64x32_k1"},
+        {"wg 3d N=1 Ci=32 Co=32 I=16,16,16 K=3 P0=1 P1=1 bf16", "wgrad_igemm_tc:32x32x32_k32"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         convnd_problem p = test_parse_valid(cases[i][0]);
@@ -173,16 +173,16 @@ Test(wgrad, schedules_refuse_with_reasons) {
                         CONVND_MATH_DEFAULT, "depthwise only");
     test_expect_refusal("wgrad_depthwise:s16", "fwd 1d N=1 Ci=4 Co=4 g=4 I=9 K=3", CONVND_F32,
                         CONVND_MATH_DEFAULT, "wgrad only");
-    test_expect_refusal("wgrad_igemm_tc:64x64x32_s1", "wg 2d N=1 Ci=16 Co=16 I=5,5 K=3", CONVND_F32,
+    test_expect_refusal("wgrad_igemm_tc:64x64x32_k1", "wg 2d N=1 Ci=16 Co=16 I=5,5 K=3", CONVND_F32,
                         CONVND_MATH_DEFAULT, "math=allow_tf32");
-    test_expect_refusal("wgrad_igemm_simt:64x64x8_s8", "tr 2d N=1 Ci=16 Co=16 I=5,5 K=3",
+    test_expect_refusal("wgrad_igemm_simt:64x64x8_k8", "tr 2d N=1 Ci=16 Co=16 I=5,5 K=3",
                         CONVND_F32, CONVND_MATH_DEFAULT, "wgrad only");
     /* 4096 groups x 32 chunks along the grid's z */
-    test_expect_refusal("wgrad_igemm_simt:32x32x8_s32",
+    test_expect_refusal("wgrad_igemm_simt:32x32x8_k32",
                         "wg 1d N=1 Ci=4096 Co=4096 g=4096 I=4096 K=1", CONVND_F32,
                         CONVND_MATH_DEFAULT, "exceeds the launch limits");
     /* empty groups: groups x chunks would overflow int64 (a fuzz finding); the grid saturates */
-    test_expect_refusal("wgrad_igemm_simt:32x32x8_s8",
+    test_expect_refusal("wgrad_igemm_simt:32x32x8_k8",
                         "wg 1d N=2 Ci=0 Co=0 g=1230066612246872063 I=100 K=1", CONVND_F32,
                         CONVND_MATH_DEFAULT, "exceeds the launch limits");
 }
@@ -229,7 +229,7 @@ Test(wgrad, call_errors_write_nothing) {
     cr_assert(test_wgrad_init(&c, &p, 0, 5, err, sizeof err), "%s", err);
     const size_t bytes = c.esize * (size_t)c.dwd.numel;
     convnd_memcpy_h2d(c.ddw, c.hz, bytes); /* a known value to stay untouched */
-    convnd_options split = {.schedule = "wgrad_splitk:s32"};
+    convnd_options split = {.schedule = "wgrad_splitk:k32"};
     size_t need = 0;
     cr_assert_eq(convnd_workspace_size(&p, &split, &need), CONVND_OK);
     cr_assert(need >= 32 * (size_t)c.dwd.numel * 4, "workspace %zu", need);

@@ -3,7 +3,7 @@
  *
  *   test_wgrad_case c;
  *   test_wgrad_init(&c, &p, z_in_place, seed, err, sizeof err);  p: a CONVND_WGRAD problem
- *   test_wgrad_run(&c, "wgrad_splitk:s8");   conv_nd's status (workspace as the plan needs)
+ *   test_wgrad_run(&c, "wgrad_splitk:k8");   conv_nd's status (workspace as the plan needs)
  *   test_wgrad_check(&c, msg, sizeof msg);   1 when every dw element is written and in bounds
  *   test_wgrad_free(&c);
  */

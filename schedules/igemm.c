@@ -62,4 +62,7 @@ static int32_t igemm_forward_only(const convnd_problem *p, const convnd_conv_par
 }
 
 /* reads a prefix and writes a state (SPEC §12) on the configurations with BK <= 32 */
-CONVND_GEMM_FAMILY(igemm, CONVND_FORWARD, igemm_forward_only, 1);
+CONVND_GEMM_FAMILY(igemm, CONVND_FORWARD, igemm_forward_only, 1,
+                   "forward implicit GEMM on tensor cores (mma.sync + ldmatrix, cp.async "
+                   "pipeline, register epilogue)",
+                   "the same GEMM view on CUDA cores, exact f32 FMA", "schedules/igemm.c");

@@ -78,4 +78,7 @@ static int32_t convT_mode_and_phases(const convnd_problem *p, const convnd_conv_
 }
 
 /* The heuristic table in the header comment is the forward implicit GEMM's. */
-CONVND_GEMM_FAMILY(convT, CONVND_TRANSPOSED, convT_mode_and_phases, 0);
+CONVND_GEMM_FAMILY(convT, CONVND_TRANSPOSED, convT_mode_and_phases, 0,
+                   "transposed mode by phase decomposition: one implicit GEMM per output phase, "
+                   "on tensor cores",
+                   "the same on CUDA cores, exact f32 FMA", "schedules/convT.c");
