@@ -28,6 +28,8 @@
  * from registers: a phase's 64 consecutive rows are not one box of y (they wrap rows of the
  * phase's grid at stride S), and TMA stores address tiled boxes only. A phase no tap reaches
  * (T = 0) runs no k-loop: its tiles get the epilogue of a zero accumulator (SPEC §3). */
+/* convnd-image: sm_90a (wgmma, setmaxnreg: kernels/CMakeLists.txt builds this file into its own
+ * image, and the static checks read it from there) */
 #include "portability.cuh"
 #include "hopper_primitives.cuh"
 #include "stmatrix.cuh"

@@ -288,7 +288,7 @@ def our_instances(args, cuobjdump, nvdisasm_dir, workdir):
     if args.from_build:  # the Hopper tier from the sm_90a image, the rest from sm_90's
         units = [u for arch in (sc.ARCH, "sm_90a") for u in sc.build_objects(args.from_build, arch)
                  if u[0].split(".")[0] in bases and
-                 (arch == "sm_90a") == u[0].startswith("hopper_")]
+                 arch == sc.unit_declarations(u[0].split(".")[0])[1]]
         work = lambda u: sc.read_object(u, cuobjdump, nvdisasm_dir)  # noqa: E731
     else:
         nvcc = sc.find_tool("nvcc")

@@ -202,11 +202,22 @@ def short_name(demangled):
 
 COMPILE_SECONDS = {}  # per unit, the nvcc run's wall time (with --jobs of them side by side)
 
-# The tensor-core launchers' files, compiled one configuration at a time (kernels/config_shard.cuh,
-# as kernels/CMakeLists.txt does): whole, one takes nearly 6 minutes, and the last such file
-# left a core idle while the other finished it.
-SHARDED = {"igemm_tc_f16", "igemm_tc_bf16", "igemm_tc_tf32", "convT_tc_f16", "convT_tc_bf16",
-           "convT_tc_tf32"}
+# What the build does with a file, as the file declares it (kernels/CMakeLists.txt reads the same
+# lines): CONVND_TC_UNIT (config_shard.cuh) -> one unit per configuration plus the launcher, as
+# the CMake build compiles it (whole, one such file takes nearly 6 minutes, and the last such
+# file left a core idle while the other finished it); "/* convnd-image: sm_90a" -> the sm_90a
+# image (the Hopper tier: wgmma, setmaxnreg).
+DECLARATION = re.compile(r"^(CONVND_TC_UNIT\(|/\* convnd-image: sm_90a)", re.M)
+
+
+def unit_declarations(base):
+    """(per_config, arch) that kernels/BASE.cu declares."""
+    try:
+        with open(os.path.join(KERNELS, base + ".cu")) as f:
+            found = {m.group(1) for m in DECLARATION.finditer(f.read())}
+    except OSError:
+        return False, ARCH
+    return "CONVND_TC_UNIT(" in found, "sm_90a" if any("sm_90a" in d for d in found) else ARCH
 
 
 def tc_config_count():
@@ -223,7 +234,7 @@ def units_of(files):
     count = tc_config_count()
     units = []
     for cu in files:
-        if os.path.splitext(os.path.basename(cu))[0] in SHARDED:
+        if unit_declarations(os.path.splitext(os.path.basename(cu))[0])[0]:
             units += [(cu, k, count) for k in range(-1, count)]
         else:
             units.append((cu, None, count))
@@ -261,7 +272,8 @@ def from_build_units(build, files):
     compile_one compiles it), and what the build lacks: a file, or a configuration's shard (a
     build may leave some out, CONVND_SKIP_TC_CONFIGS; this check covers all of them)."""
     units = build_objects(build, ARCH) + [
-        u for u in build_objects(build, "sm_90a") if u[0].startswith("hopper_")]
+        u for u in build_objects(build, "sm_90a")
+        if unit_declarations(u[0].split(".")[0])[1] == "sm_90a"]
     names = {name for name, _ in units}
     wanted = {os.path.splitext(os.path.basename(cu))[0] for cu in files}
     problems = [f"{base}.cu: no object in the build in {build}"
@@ -299,8 +311,8 @@ def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
     base = os.path.splitext(os.path.basename(cu))[0]
     name = base if shard is None else f"{base}.shard{shard + 1}"  # CMake's names
     cubin = os.path.join(workdir, name + ".cubin")
-    # the Hopper tier is its own sm_90a image (wgmma, setmaxnreg): kernels/static_check_hopper.py
-    arch = "sm_90a" if base.startswith("hopper_") else ARCH
+    # the sm_90a image's files (the Hopper tier): kernels/static_check_hopper.py
+    arch = unit_declarations(base)[1]
     cmd = [nvcc, "-cubin", f"-arch={arch}", "-O2", "--expt-relaxed-constexpr", "-DCONVND_GPU=1",
            "-DNDEBUG", *NVCC_WERROR, "-Xptxas", "-v", "-o", cubin, cu]
     if shard is not None:

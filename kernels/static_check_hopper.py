@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Static check of the Hopper tier (kernels/hopper_*.cu, sm_90a): signatures, resources, model.
+"""Static check of the Hopper tier (the sm_90a image: kernels/hopper_igemm.cu): signatures, resources, model.
 
-Compiles each kernels/hopper_*.cu for sm_90a (-Xptxas -v), disassembles it, and fails (exit 1)
+Compiles each kernels/*.cu of the sm_90a image (its convnd-image line) for sm_90a (-Xptxas -v), disassembles it, and fails (exit 1)
 when a kernel instance
   - lacks a SASS signature of the design: HGMMA (wgmma), UTMALDG (TMA loads; an im2col one),
     UTMASTG (TMA store), SYNCS (mbarrier operations), WARPGROUP.ARRIVE (wgmma.fence) and
@@ -90,7 +90,7 @@ def main():
     ap.add_argument("--from-build", metavar="DIR", help="read each kernel object and its ptxas "
                     "report from the CMake CUDA build in DIR (its sm_90a image) instead of "
                     "compiling")
-    ap.add_argument("files", nargs="*", help="kernels to check (default: kernels/hopper_*.cu)")
+    ap.add_argument("files", nargs="*", help="kernels to check (default: the sm_90a image's)")
     args = ap.parse_args()
     nvcc = sc.find_tool("nvcc")
     built = dict(sc.build_objects(args.from_build, ARCH)) if args.from_build else {}
@@ -98,8 +98,9 @@ def main():
         print("static_check_hopper: nvcc not found", file=sys.stderr)
         return 2
     cuobjdump, nvdisasm_dir = sc.sass_tools()
-    files = args.files or sorted(os.path.join(sc.KERNELS, f) for f in os.listdir(sc.KERNELS)
-                                 if f.startswith("hopper_") and f.endswith(".cu"))
+    files = args.files or sorted(  # the files declaring the sm_90a image
+        os.path.join(sc.KERNELS, f) for f in os.listdir(sc.KERNELS)
+        if f.endswith(".cu") and sc.unit_declarations(f[:-3])[1] == ARCH)
     workdir = args.keep or tempfile.mkdtemp(prefix="convnd-static-check-hopper-")
     os.makedirs(workdir, exist_ok=True)
     failures, rows = [], []
