@@ -37,16 +37,19 @@ typedef struct convnd_launch_args {
     convnd_status convnd_emu_##name(const convnd_launch_args *a);                                  \
     convnd_status convnd_gpu_##name(const convnd_launch_args *a)
 
+/* The one answer of a launch for the GPU in a build without CUDA (CONVND_CALL_LAUNCHER and
+ * schedules/schedule.h's convnd_launch_on both give it). */
+#define CONVND_NO_CUDA_ERROR(name)                                                                 \
+    convnd_error(CONVND_ERR_DEVICE,                                                                \
+                 "%s: the active device is the GPU (%s), but convnd was built without CUDA",       \
+                 name, convnd_device_name())
+
 #ifdef CONVND_HAVE_CUDA
 #define CONVND_CALL_LAUNCHER(name, a)                                                              \
     ((a)->device == CONVND_DEVICE_GPU ? convnd_gpu_##name(a) : convnd_emu_##name(a))
 #else
 #define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? convnd_error(CONVND_ERR_DEVICE,                            \
-                                                     "%s: the active device is the GPU (%s), but " \
-                                                     "convnd was built without CUDA",              \
-                                                     #name, convnd_device_name())                  \
-                                      : convnd_emu_##name(a))
+    ((a)->device == CONVND_DEVICE_GPU ? CONVND_NO_CUDA_ERROR(#name) : convnd_emu_##name(a))
 #endif
 
 #endif

@@ -45,22 +45,24 @@ enum {
 
 #ifdef CONVND_HAVE_CUDA
 #define CONVND_LAUNCHER_OF(name)                                                                   \
-    { convnd_emu_##name, convnd_gpu_##name }
+    { convnd_emu_##name, convnd_gpu_##name, #name }
 #else
 #define CONVND_LAUNCHER_OF(name)                                                                   \
-    { convnd_emu_##name, NULL }
+    { convnd_emu_##name, NULL, #name }
 #endif
 
-/* A launcher as data (both builds of one kernel), for host descriptors that pick one by table. */
+/* A launcher as data (both builds of one kernel), for host descriptors that pick one by table;
+ * convnd_launch_on(&l, a) is CONVND_CALL_LAUNCHER(name, a) for it, the same answers included. */
 typedef struct convnd_launcher {
     convnd_status (*emu)(const convnd_launch_args *a);
     convnd_status (*gpu)(const convnd_launch_args *a); /* NULL without CUDA */
+    const char *name;
 } convnd_launcher;
 
 static inline convnd_status convnd_launch_on(const convnd_launcher *l,
                                              const convnd_launch_args *a) {
     if (a->device != CONVND_DEVICE_GPU) return l->emu(a);
-    return l->gpu ? l->gpu(a) : CONVND_ERR_DEVICE;
+    return l->gpu ? l->gpu(a) : CONVND_NO_CUDA_ERROR(l->name);
 }
 
 /* The table, in planner priority order. */
