@@ -51,6 +51,12 @@ static inline int32_t convnd_has_io_axis(const convnd_problem *p) {
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);
 
+/* convnd_tensor_describe of a problem convnd_problem_check already made `sizes` from: no second
+ * validation (a plan's own queries). */
+convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
+                                             const convnd_problem_sizes *sizes,
+                                             convnd_tensor which, convnd_tensor_desc *out);
+
 /* Bytes per element of a dtype (0 for a value outside the enum). */
 int64_t convnd_dtype_bytes(convnd_dtype dtype);
 

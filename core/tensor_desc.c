@@ -26,7 +26,13 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
+    return convnd_tensor_describe_checked(p, &s, which, out);
+}
 
+convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
+                                             const convnd_problem_sizes *sizes,
+                                             convnd_tensor which, convnd_tensor_desc *out) {
+    const convnd_problem_sizes s = *sizes;
     convnd_tensor_desc d;
     memset(&d, 0, sizeof d);
     const int32_t dims = p->dims;

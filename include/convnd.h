@@ -272,6 +272,11 @@ convnd_status convnd_plan_execute_io(const convnd_plan_t *plan, const convnd_io 
 convnd_status convnd_plan_workspace_size(const convnd_plan_t *plan, size_t *bytes);
 /* "schedule:config (why it was chosen)" */
 convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t len);
+/* convnd_tensor_describe and convnd_output_size of the plan's problem (y_layout resolved), from
+ * what convnd_plan_create validated: nothing is validated again. */
+convnd_status convnd_plan_tensor_describe(const convnd_plan_t *plan, convnd_tensor which,
+                                          convnd_tensor_desc *out);
+convnd_status convnd_plan_output_size(const convnd_plan_t *plan, int64_t out[CONVND_MAX_DIMS]);
 void convnd_plan_destroy(convnd_plan_t *plan);
 
 /* ---- counters ------------------------------------------------------------------------------ */

@@ -231,6 +231,23 @@ convnd_status convnd_plan_describe(const convnd_plan_t *plan, char *buf, size_t 
     return convnd_plan_text(plan, 1, buf, len, "len");
 }
 
+convnd_status convnd_plan_tensor_describe(const convnd_plan_t *plan, convnd_tensor which,
+                                          convnd_tensor_desc *out) {
+    if (!plan || !out)
+        return convnd_error(CONVND_ERR_NULL_POINTER, "%s",
+                            !plan ? "plan is NULL" : "tensor description is NULL");
+    return convnd_tensor_describe_checked(&plan->problem, &plan->sizes, which, out);
+}
+
+convnd_status convnd_plan_output_size(const convnd_plan_t *plan, int64_t out[CONVND_MAX_DIMS]) {
+    if (!plan || !out)
+        return convnd_error(CONVND_ERR_NULL_POINTER, "%s",
+                            !plan ? "plan is NULL" : "output size array is NULL");
+    for (int t = 0; t < CONVND_MAX_DIMS; ++t)
+        out[t] = t < plan->problem.dims ? plan->sizes.out[t] : 0;
+    return CONVND_OK;
+}
+
 void convnd_plan_destroy(convnd_plan_t *plan) {
     free(plan);
 }

@@ -269,6 +269,53 @@ Test(plan, execute_validates_and_plans_nothing) {
     convnd_plan_destroy(plan);
 }
 
+/* A plan answers shape queries from what it validated: the same descriptions and output sizes
+ * as the raw-problem queries, with no validation; bad arguments are errors naming them. */
+Test(plan, tensor_describe_and_output_size_validate_nothing) {
+    const char *problems[] = {
+        "fwd 2d N=2 Ci=8 Co=16 I=6,5 K=3 P0=1 P1=0 bf16 x=cl w=cl",
+        "tr 3d N=1 Ci=4 Co=6 g=2 I=3,4,5 K=2,3,2 S=2,1,3 P0=1 P1=0 z bias",
+        "wg 1d N=3 Ci=2 Co=5 I=11 K=3 S=2 P0=2 P1=-1 z beta=1",
+        "fwd 1d N=2 Ci=5 Co=3 I=6 K=3 D=2 P0=1 bf16 x=cl axis=0 pre=3 st=4",
+    };
+    for (size_t i = 0; i < sizeof problems / sizeof problems[0]; ++i) {
+        const convnd_problem p = parse(problems[i]);
+        convnd_plan_t *plan = NULL;
+        cr_assert_eq(convnd_plan_create(&plan, &p, NULL), CONVND_OK, "%s: %s", problems[i],
+                     convnd_last_error());
+        int64_t want_out[CONVND_MAX_DIMS], got_out[CONVND_MAX_DIMS];
+        cr_assert_eq(convnd_output_size(&p, want_out), CONVND_OK);
+        convnd_counters before, after;
+        convnd_get_counters(&before);
+        cr_assert_eq(convnd_plan_output_size(plan, got_out), CONVND_OK);
+        for (convnd_tensor t = CONVND_X; t <= CONVND_STATE; ++t) {
+            convnd_tensor_desc want, got;
+            const convnd_status ws = convnd_tensor_describe(&p, t, &want);
+            convnd_get_counters(&before); /* the raw query validated; the plan's must not */
+            const convnd_status gs = convnd_plan_tensor_describe(plan, t, &got);
+            convnd_get_counters(&after);
+            cr_expect_eq(after.validations, before.validations, "%s: tensor %d validated",
+                         problems[i], (int)t);
+            cr_expect_eq(gs, ws, "%s: tensor %d: status %d, the raw query's %d", problems[i],
+                         (int)t, (int)gs, (int)ws);
+            if (ws == CONVND_OK && gs == CONVND_OK)
+                cr_expect(memcmp(&got, &want, sizeof got) == 0, "%s: tensor %d differs",
+                          problems[i], (int)t);
+        }
+        cr_expect(memcmp(got_out, want_out, sizeof got_out) == 0, "%s: output sizes differ",
+                  problems[i]);
+        cr_expect_eq(convnd_plan_tensor_describe(plan, (convnd_tensor)9, &(convnd_tensor_desc){0}),
+                     CONVND_ERR_INVALID_ARGUMENT);
+        cr_expect(strstr(convnd_last_error(), "tensor=9"), "%s", convnd_last_error());
+        cr_expect_eq(convnd_plan_tensor_describe(plan, CONVND_X, NULL), CONVND_ERR_NULL_POINTER);
+        cr_expect_eq(convnd_plan_output_size(plan, NULL), CONVND_ERR_NULL_POINTER);
+        convnd_plan_destroy(plan);
+    }
+    cr_expect_eq(convnd_plan_output_size(NULL, (int64_t[CONVND_MAX_DIMS]){0}),
+                 CONVND_ERR_NULL_POINTER);
+    cr_expect(strstr(convnd_last_error(), "plan is NULL"), "%s", convnd_last_error());
+}
+
 /* execute's pointer checks are conv_nd's, and an error writes nothing. */
 Test(plan, execute_checks_pointers_and_workspace) {
     const convnd_problem p = parse("fwd 1d N=1 Ci=2 Co=3 I=8 K=3 bias");

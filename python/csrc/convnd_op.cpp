@@ -257,13 +257,13 @@ std::vector<int64_t> described_shape(const convnd_problem &p, convnd_tensor whic
     return std::vector<int64_t>(d.shape, d.shape + d.rank);
 }
 
-// Validates c's problem and checks w, bias and z against it (shape, and x's dtype and device),
-// with messages that name the tensor and both shapes.
-void check_call(const Call &c, const at::Tensor &x, const std::optional<at::Tensor> &bias,
-                const std::optional<at::Tensor> &z) {
-    check(convnd_validate(&c.p), "conv_nd");
+// Checks w, bias and z against the shapes shape_of(which) gives (shape, and x's dtype and
+// device), with messages that name the tensor and both shapes.
+template <class ShapeOf>
+void check_operands(const Call &c, const at::Tensor &x, const std::optional<at::Tensor> &bias,
+                    const std::optional<at::Tensor> &z, ShapeOf shape_of) {
     auto expect = [&](const at::Tensor &t, convnd_tensor which, const char *name) {
-        const std::vector<int64_t> want = described_shape(c.p, which, "conv_nd");
+        const std::vector<int64_t> want = shape_of(which);
         TORCH_CHECK_VALUE(t.sizes() == c10::IntArrayRef(want), "convnd: ", name, " has shape ",
                           shape_text(t.sizes()), " but the problem (mode=", (int)c.p.mode,
                           ", groups=", c.p.groups, ") expects ", shape_text(want));
@@ -275,6 +275,14 @@ void check_call(const Call &c, const at::Tensor &x, const std::optional<at::Tens
     expect(c.w, CONVND_W, "w");
     if (bias) expect(*bias, CONVND_BIAS, "bias");
     if (z) expect(*z, CONVND_Z, "z");
+}
+
+// Validates c's problem and checks w, bias and z against it.
+void check_call(const Call &c, const at::Tensor &x, const std::optional<at::Tensor> &bias,
+                const std::optional<at::Tensor> &z) {
+    check(convnd_validate(&c.p), "conv_nd");
+    check_operands(c, x, bias, z,
+                   [&](convnd_tensor which) { return described_shape(c.p, which, "conv_nd"); });
 }
 
 // make_call, then check_call: the problem of a call that is not run from a cached plan.
@@ -676,13 +684,18 @@ at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
     if (!plan || !operand_matches(c.w, plan->operand_shapes[0], x) ||
         !operand_matches(c.bias, plan->operand_shapes[1], x) ||
         !operand_matches(c.z, plan->operand_shapes[2], x)) {
-        check_call(c, x, bias, z);
+        // the plan validates the problem once; every shape below is the plan's (no validation)
         auto made = make_plan(c.p, x, schedule, "conv_nd");
-        made->out_shape = described_shape(c.p, CONVND_Y, "conv_nd");
-        made->operand_shapes = {
-            described_shape(c.p, CONVND_W, "conv_nd"),
-            bias ? described_shape(c.p, CONVND_BIAS, "conv_nd") : std::vector<int64_t>{},
-            z ? described_shape(c.p, CONVND_Z, "conv_nd") : std::vector<int64_t>{}};
+        auto shape_of = [&](convnd_tensor which) {
+            convnd_tensor_desc d;
+            check(convnd_plan_tensor_describe(made->plan, which, &d), "conv_nd");
+            return std::vector<int64_t>(d.shape, d.shape + d.rank);
+        };
+        check_operands(c, x, bias, z, shape_of);
+        made->out_shape = shape_of(CONVND_Y);
+        made->operand_shapes = {shape_of(CONVND_W),
+                                bias ? shape_of(CONVND_BIAS) : std::vector<int64_t>{},
+                                z ? shape_of(CONVND_Z) : std::vector<int64_t>{}};
         plan_cache().insert(key, made);
         plan = made;
     }

@@ -52,7 +52,9 @@ def test_repeated_call_validates_and_plans_nothing():
     before = counts()
     y0, ref0 = conv_call(x, w, b), reference(x, w, b)
     first = counts()
-    assert first[0] > before[0] and first[1] == before[1] + 1, (before, first)
+    # the miss makes the plan, which validates once; the shapes are the plan's own
+    # (convnd_plan_tensor_describe), so nothing validates a second time
+    assert first == (before[0] + 1, before[1] + 1), (before, first)
     for _ in range(3):  # fresh tensors of the same shapes: the same problem
         x = torch.randn(2, 3, 9, 8, generator=g)
         w = torch.randn(4, 3, 3, 2, generator=g)
