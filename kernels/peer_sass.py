@@ -23,7 +23,6 @@ import argparse
 import concurrent.futures
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -501,11 +500,7 @@ def main():
                 failures.append("bench/README.md's peer table differs from this run's: run "
                                 "kernels/peer_sass.py --write-readme and commit it")
     print(f"peer_sass: {len(failures)} problem(s)")
-    for f in failures:
-        print("  FAIL " + f)
-    if not args.keep:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failures else 0
+    return sc.finish(failures, workdir, args.keep)
 
 
 if __name__ == "__main__":

@@ -333,6 +333,16 @@ def compile_one(unit, nvcc, cuobjdump, nvdisasm_dir, workdir):
     return (base,) + disassemble(cubin, r.stdout + r.stderr, cuobjdump, nvdisasm_dir)
 
 
+def finish(failures, workdir, keep):
+    """The checks' common end: each failure on its line, the work folder removed unless kept,
+    and the exit status (1 when anything failed)."""
+    for f in failures:
+        print("  FAIL " + f)
+    if not keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
@@ -450,11 +460,7 @@ def main():
               ", ".join(f"{b} {t:.0f} s" for b, t in slowest))
     for w in waived:
         print("  WAIVED " + w)
-    for f in failures:
-        print("  FAIL " + f)
-    if not args.keep:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failures else 0
+    return finish(failures, workdir, args.keep)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ Usage: kernels/static_check_hopper.py [--keep DIR | --from-build DIR]
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -174,11 +173,7 @@ def main():
             failures.append(f"model ceiling of {bm}x{bn} is {100 * c:.0f}% < 90%")
     print(f"\nstatic_check_hopper: {len(rows)} kernel instances for {ARCH}; "
           f"{len(failures)} problem(s)")
-    for f in failures:
-        print("  FAIL " + f)
-    if not args.keep:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if failures else 0
+    return sc.finish(failures, workdir, args.keep)
 
 
 if __name__ == "__main__":
