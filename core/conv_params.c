@@ -93,6 +93,7 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
     q.cout_g = p->C_out / p->groups;
 
     const int32_t dims = p->dims;
+    q.dims = dims;
     for (int j = 0; j < 3; ++j) {
         const int t = j - (3 - dims);
         const int real = t >= 0;

@@ -37,6 +37,7 @@ typedef struct convnd_conv_params {
     int32_t io_dim;
     int64_t prefix_len, state_len, state_numel;
     int64_t ps[5], ss[5];
+    int32_t dims; /* the problem's spatial dims (1..3): its dim d is index 3 - dims + d here */
 } convnd_conv_params;
 
 #ifdef __cplusplus

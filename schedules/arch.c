@@ -77,5 +77,5 @@ int32_t convnd_schedule_supports_here(const convnd_schedule *s, const convnd_pro
     if (!convnd_schedule_arch_ok(s, convnd_device_sm(), CONVND_CUDA_ARCHS, reason, reason_len) ||
         !convnd_schedule_reads_ok(s, p, params, reason, reason_len))
         return 0;
-    return s->supports(p, params, config, reason, reason_len);
+    return s->supports(params, config, reason, reason_len);
 }

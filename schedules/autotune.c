@@ -184,20 +184,19 @@ static void remember(const convnd_problem *p, const char *cache_file, convnd_cho
 }
 
 typedef struct most_workspace {
-    const convnd_problem *p;
     const convnd_conv_params *params;
     size_t most;
 } most_workspace;
 
 static int32_t widen(convnd_choice c, void *ctx) {
     most_workspace *m = ctx;
-    const size_t need = convnd_choice_workspace(m->p, m->params, c);
+    const size_t need = convnd_choice_workspace(m->params, c);
     if (need > m->most) m->most = need;
     return 0;
 }
 
 size_t convnd_autotune_workspace(const convnd_problem *p, const convnd_conv_params *params) {
-    most_workspace m = {p, params, 0};
+    most_workspace m = {params, 0};
     convnd_for_each_candidate(p, params, -1, widen, &m, NULL, 0);
     return m.most;
 }
@@ -233,7 +232,7 @@ static convnd_status launch_once(void *ctx) {
 
 static int32_t time_one(convnd_choice c, void *ctx) {
     timing *t = ctx;
-    if (convnd_choice_workspace(t->a.problem, &t->a.params, c) > t->a.workspace_bytes) return 0;
+    if (convnd_choice_workspace(&t->a.params, c) > t->a.workspace_bytes) return 0;
     t->schedule = convnd_schedule_table[c.schedule];
     t->a.config = c.config;
     float ms = 0.0f;

@@ -52,13 +52,13 @@
 #include "refuse.h"
 #include "registry.h"
 /* convT's own refusals: forward mode, and the phase limits. */
-static int32_t convT_mode_and_phases(const convnd_problem *p, const convnd_conv_params *params,
-                                     char *reason, size_t reason_len) {
-    if (p->mode != CONVND_TRANSPOSED)
+static int32_t convT_mode_and_phases(const convnd_conv_params *params, char *reason,
+                                     size_t reason_len) {
+    if (params->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: convT implements transposed convolution only (igemm_tc "
                              "and igemm_simt run forward ones)",
-                             convnd_mode_name(p->mode));
+                             convnd_mode_name((convnd_mode)params->mode));
     int64_t phases = 1;
     for (int t = 0; t < 3; ++t) {
         if (params->s[t] > CONVND_CONVT_MAX_STRIDE)

@@ -50,24 +50,26 @@ static size_t align256(double v) {
     return (size_t)(((uint64_t)v + 255u) & ~(uint64_t)255u);
 }
 
-/* Plans the workspace of p on device; 0 (and a reason) when a size does not fit. */
-static int32_t im2col_plan(const convnd_problem *p, const convnd_conv_params *c,
-                           convnd_device device, im2col_layout *L, char *why, size_t why_len) {
+/* Plans the workspace of the problem of launch parameters c on device; 0 (and a reason) when
+ * a size does not fit. */
+static int32_t im2col_plan(const convnd_conv_params *c, convnd_device device, im2col_layout *L,
+                           char *why, size_t why_len) {
     memset(L, 0, sizeof *L);
+    const convnd_dtype dtype = (convnd_dtype)c->dtype;
     const int64_t kk = c->k[0] * c->k[1] * c->k[2];
-    const int32_t transposed = p->mode == CONVND_TRANSPOSED;
+    const int32_t transposed = c->mode == CONVND_TRANSPOSED;
     const int64_t P_out = c->out[0] * c->out[1] * c->out[2];
     const int64_t P_in = c->in[0] * c->in[1] * c->in[2];
-    const double elem = (double)convnd_dtype_bytes(p->dtype);
+    const double elem = (double)convnd_dtype_bytes(dtype);
     L->host = device != CONVND_DEVICE_GPU;
-    L->col_dtype = L->host || transposed ? CONVND_F32 : p->dtype;
+    L->col_dtype = L->host || transposed ? CONVND_F32 : dtype;
     L->P = transposed ? P_in : P_out;
     L->rows = (transposed ? c->cout_g : c->cin_g) * kk;
     const double col_elem = L->col_dtype == CONVND_F32 ? 4.0 : elem;
     /* per image: col (all groups) and the f32 GEMM result (forward) or widened x (host) */
     double per_image = (double)c->groups * (double)L->rows * (double)L->P * col_elem;
     if (!transposed) per_image += (double)c->C_out * (double)P_out * 4.0;
-    if (transposed && L->host && p->dtype != CONVND_F32)
+    if (transposed && L->host && dtype != CONVND_F32)
         per_image += (double)c->C_in * (double)P_in * 4.0;
     const double budget = L->host ? im2col_chunk_budget_host : im2col_chunk_budget_gpu;
     double nb = per_image > 0.0 ? budget / per_image : (double)c->N;
@@ -90,9 +92,9 @@ static int32_t im2col_plan(const convnd_problem *p, const convnd_conv_params *c,
     L->acc = align256(off);
     if (!transposed) off = (double)L->acc + (double)c->C_out * (double)P_out * nbd * 4.0;
     L->w32 = align256(off);
-    if (L->host && p->dtype != CONVND_F32) off = (double)L->w32 + (double)c->w_numel * 4.0;
+    if (L->host && dtype != CONVND_F32) off = (double)L->w32 + (double)c->w_numel * 4.0;
     L->x32 = align256(off);
-    if (transposed && L->host && p->dtype != CONVND_F32)
+    if (transposed && L->host && dtype != CONVND_F32)
         off = (double)L->x32 + (double)c->C_in * (double)P_in * nbd * 4.0;
     L->blas = align256(off);
     if (!L->host) off = (double)L->blas + (double)CONVND_GEMM_CUBLAS_WORKSPACE;
@@ -104,31 +106,29 @@ static int32_t im2col_plan(const convnd_problem *p, const convnd_conv_params *c,
     return 1;
 }
 
-static int32_t im2col_supports(const convnd_problem *p, const convnd_conv_params *params,
-                               int32_t config, char *reason, size_t reason_len) {
+static int32_t im2col_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                               size_t reason_len) {
     (void)config;
-    if (p->mode == CONVND_WGRAD)
+    if (params->mode == CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "mode=wgrad: forward and transposed only");
     im2col_layout L;
-    return im2col_plan(p, params, CONVND_DEVICE_GPU, &L, reason, reason_len) &&
-           im2col_plan(p, params, CONVND_DEVICE_EMULATED, &L, reason, reason_len);
+    return im2col_plan(params, CONVND_DEVICE_GPU, &L, reason, reason_len) &&
+           im2col_plan(params, CONVND_DEVICE_EMULATED, &L, reason, reason_len);
 }
 
 /* A reference and benchmark peer: the planner never picks it (forcing it is the way in). */
-static int32_t im2col_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                    int32_t config) {
-    (void)p, (void)params, (void)config;
+static int32_t im2col_worth_routing(const convnd_conv_params *params, int32_t config) {
+    (void)params, (void)config;
     return 0;
 }
 
 /* The device decides the col dtype and whether cuBLAS needs its slice, so the size is that of
  * the device in use (conv_nd checks the caller's workspace against the same number). */
-static size_t im2col_workspace_size(const convnd_problem *p, const convnd_conv_params *params,
-                                    int32_t config) {
+static size_t im2col_workspace_size(const convnd_conv_params *params, int32_t config) {
     (void)config;
     im2col_layout L;
     char why[256];
-    if (!im2col_plan(p, params, convnd_active_device(), &L, why, sizeof why)) return 0;
+    if (!im2col_plan(params, convnd_active_device(), &L, why, sizeof why)) return 0;
     return L.total;
 }
 
@@ -205,7 +205,7 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
     if (c->y_numel == 0) return CONVND_OK;
     im2col_layout L;
     char why[256];
-    if (!im2col_plan(a->problem, c, a->device, &L, why, sizeof why))
+    if (!im2col_plan(c, a->device, &L, why, sizeof why))
         return convnd_error(CONVND_ERR_UNSUPPORTED, "cublas_im2col: %s", why);
     if (a->workspace_bytes < L.total || (L.total && !a->workspace))
         return convnd_error(CONVND_ERR_WORKSPACE,

@@ -30,16 +30,15 @@ static const char *const depthwise_configs[] = {CONVND_DEPTHWISE_CONFIGS(CONVND_
 #undef CONVND_DW_NAME
 
 /* The domain shared by every configuration. */
-static int32_t depthwise_domain(const convnd_problem *p, const convnd_conv_params *params,
-                                char *reason, size_t reason_len) {
-    if (p->mode != CONVND_FORWARD)
+static int32_t depthwise_domain(const convnd_conv_params *params, char *reason, size_t reason_len) {
+    if (params->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len, "mode=%s: the depthwise schedule is forward only",
-                             convnd_mode_name(p->mode));
+                             convnd_mode_name((convnd_mode)params->mode));
     if (params->cin_g != 1)
         return convnd_refuse(
             reason, reason_len,
             "not depthwise: groups=%lld, C_in=%lld (depthwise needs groups == C_in)",
-            (long long)p->groups, (long long)p->C_in);
+            (long long)params->groups, (long long)params->C_in);
     return 1;
 }
 
@@ -83,18 +82,18 @@ static int32_t depthwise_config_fits(const convnd_conv_params *params, int32_t c
     return 1;
 }
 
-static int32_t depthwise_supports(const convnd_problem *p, const convnd_conv_params *params,
-                                  int32_t config, char *reason, size_t reason_len) {
+static int32_t depthwise_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                                  size_t reason_len) {
     if (config < 0 || config >= CONVND_DW_CONFIG_COUNT)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (!depthwise_domain(p, params, reason, reason_len)) return 0;
+    if (!depthwise_domain(params, reason, reason_len)) return 0;
     return depthwise_config_fits(params, config, reason, reason_len);
 }
 
 /* The configuration the heuristic table above picks (-1 outside the domain). */
-static int32_t depthwise_preferred(const convnd_problem *p, const convnd_conv_params *params) {
+static int32_t depthwise_preferred(const convnd_conv_params *params) {
     char why[256];
-    if (!depthwise_domain(p, params, why, sizeof why)) return -1;
+    if (!depthwise_domain(params, why, sizeof why)) return -1;
     const int32_t cl = params->x_cl && params->y_cl, cf = !params->x_cl && !params->y_cl;
     int32_t want = 0; /* cl_r4 */
     if (cl && params->k[0] == 1 && params->k[1] == 1 && params->s[2] == 1 && params->out[2] >= 64 &&
@@ -107,9 +106,8 @@ static int32_t depthwise_preferred(const convnd_problem *p, const convnd_conv_pa
     return depthwise_config_fits(params, want, why, sizeof why) ? want : 0;
 }
 
-static int32_t depthwise_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                       int32_t config) {
-    return config == depthwise_preferred(p, params);
+static int32_t depthwise_worth_routing(const convnd_conv_params *params, int32_t config) {
+    return config == depthwise_preferred(params);
 }
 
 static convnd_status depthwise_launch(const convnd_launch_args *a) {

@@ -13,11 +13,10 @@
 enum { DIRECT_CONFIGS(DIRECT_ENUM) DIRECT_CONFIG_COUNT };
 static const char *const direct_configs[] = {DIRECT_CONFIGS(DIRECT_NAME)};
 
-static int32_t direct_supports(const convnd_problem *p, const convnd_conv_params *params,
-                               int32_t config, char *reason, size_t reason_len) {
-    (void)params;
+static int32_t direct_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                               size_t reason_len) {
     (void)config;
-    if (p->mode == CONVND_WGRAD)
+    if (params->mode == CONVND_WGRAD)
         return convnd_refuse(
             reason, reason_len,
             "mode=wgrad: forward and transposed only (wgrad_direct is its fallback)");
@@ -26,9 +25,7 @@ static int32_t direct_supports(const convnd_problem *p, const convnd_conv_params
 
 /* Small outputs (under 4 blocks of 256 per SM of the device): 128-thread blocks spread them
  * over more SMs; otherwise 256. */
-static int32_t direct_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                    int32_t config) {
-    (void)p;
+static int32_t direct_worth_routing(const convnd_conv_params *params, int32_t config) {
     const double outputs = (double)params->y_numel;
     const int32_t sms = convnd_device_sm_count();
     const int32_t small = outputs < (double)sms * 256.0 * 4.0;

@@ -52,7 +52,7 @@ convnd_status convnd_plan_explain(const convnd_problem *p, const convnd_options 
             if (!convnd_schedule_supports_here(s, &plan.problem, &plan.params, c, reason,
                                                sizeof reason))
                 put(&t, "refuses: %s", reason);
-            else if (s->worth_routing && s->worth_routing(&plan.problem, &plan.params, c))
+            else if (s->worth_routing && s->worth_routing(&plan.params, c))
                 put(&t, "supports, worth routing");
             else
                 put(&t, "supports, not worth routing");

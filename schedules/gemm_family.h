@@ -16,8 +16,7 @@ typedef struct convnd_gemm_family {
     convnd_mode mode;
     const char *names[2]; /* [variant] */
     /* the family's own refusals (mode, limits), before the shared tile and numerics checks */
-    int32_t (*refuses)(const convnd_problem *p, const convnd_conv_params *params, char *reason,
-                       size_t reason_len);
+    int32_t (*refuses)(const convnd_conv_params *params, char *reason, size_t reason_len);
     convnd_launcher tc[3]; /* by dtype: f16, bf16, f32 (TF32) */
     convnd_launcher simt;
     /* 1 when the family's kernels read a prefix and write a state (SPEC §12) on the
@@ -26,24 +25,22 @@ typedef struct convnd_gemm_family {
 } convnd_gemm_family;
 
 int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                    const convnd_problem *p, const convnd_conv_params *params,
-                                    int32_t config, char *reason, size_t reason_len);
+                                    const convnd_conv_params *params, int32_t config, char *reason,
+                                    size_t reason_len);
 int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                         const convnd_problem *p, const convnd_conv_params *params,
-                                         int32_t config);
+                                         const convnd_conv_params *params, int32_t config);
 convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm_variant v,
                                         const convnd_launch_args *a);
 
 /* Defines the registry entry convnd_schedule_<sched> of variant V (TC or SIMT) of family f. */
 #define CONVND_GEMM_FAMILY_SCHEDULE(sched, f, V, what, files)                                      \
-    static int32_t sched##_supports(const convnd_problem *p, const convnd_conv_params *params,     \
-                                    int32_t config, char *reason, size_t reason_len) {             \
-        return convnd_gemm_family_supports(&f, CONVND_GEMM_##V, p, params, config, reason,         \
+    static int32_t sched##_supports(const convnd_conv_params *params, int32_t config,              \
+                                    char *reason, size_t reason_len) {                             \
+        return convnd_gemm_family_supports(&f, CONVND_GEMM_##V, params, config, reason,            \
                                            reason_len);                                            \
     }                                                                                              \
-    static int32_t sched##_worth_routing(const convnd_problem *p,                                  \
-                                         const convnd_conv_params *params, int32_t config) {       \
-        return convnd_gemm_family_worth_routing(&f, CONVND_GEMM_##V, p, params, config);           \
+    static int32_t sched##_worth_routing(const convnd_conv_params *params, int32_t config) {       \
+        return convnd_gemm_family_worth_routing(&f, CONVND_GEMM_##V, params, config);              \
     }                                                                                              \
     static convnd_status sched##_launch(const convnd_launch_args *a) {                             \
         return convnd_gemm_family_launch(&f, CONVND_GEMM_##V, a);                                  \

@@ -28,15 +28,16 @@ int32_t convnd_gemm_tc_built_or_refuse(int32_t config, char *reason, size_t reas
 }
 
 /* The configuration's shared memory against what a block may have on the active device. */
-static int32_t gemm_tc_smem_fits(const convnd_problem *p, const convnd_gemm_tiles *t,
+static int32_t gemm_tc_smem_fits(const convnd_conv_params *params, const convnd_gemm_tiles *t,
                                  int32_t config, char *reason, size_t reason_len) {
-    const size_t need = convnd_gemm_tc_smem_bytes(config, p->dtype == CONVND_F32 ? 4 : 2);
+    const size_t need = convnd_gemm_tc_smem_bytes(config, params->dtype == CONVND_F32 ? 4 : 2);
     const size_t have = convnd_device_properties(convnd_active_device())->smem_per_block;
     if (need <= have) return 1;
     return convnd_refuse(reason, reason_len,
                          "config %s needs %zu bytes of shared memory per block for dtype=%s; "
                          "this device allows %zu",
-                         t->names[config], need, convnd_dtype_name(p->dtype), have);
+                         t->names[config], need, convnd_dtype_name((convnd_dtype)params->dtype),
+                         have);
 }
 
 #define GEMM_NAME(cname, ...) #cname,
@@ -72,32 +73,32 @@ static int32_t gemm_supports_grid(const convnd_conv_params *params, const convnd
     return 1;
 }
 
-int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *params,
-                             const convnd_gemm_tiles *t, int32_t config, int32_t tensor_cores,
-                             const char *who, const char *sibling, char *reason,
-                             size_t reason_len) {
+int32_t convnd_gemm_supports(const convnd_conv_params *params, const convnd_gemm_tiles *t,
+                             int32_t config, int32_t tensor_cores, const char *who,
+                             const char *sibling, char *reason, size_t reason_len) {
     if (config < 0 || config >= t->count)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
+    const convnd_dtype dtype = (convnd_dtype)params->dtype;
     if (tensor_cores) {
-        if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+        if (dtype == CONVND_F32 && !params->allow_tf32)
             return convnd_refuse(reason, reason_len,
                                  "dtype=f32 with math=default (exact FMA): tensor cores need "
                                  "math=ALLOW_TF32 (%s runs exact f32)",
                                  sibling);
-        if (p->dtype != CONVND_F32 && p->dtype != CONVND_F16 && p->dtype != CONVND_BF16)
-            return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)p->dtype);
-        if (!gemm_tc_smem_fits(p, t, config, reason, reason_len)) return 0;
-    } else if (p->dtype != CONVND_F32) {
+        if (dtype != CONVND_F32 && dtype != CONVND_F16 && dtype != CONVND_BF16)
+            return convnd_refuse(reason, reason_len, "dtype=%d not supported", (int)dtype);
+        if (!gemm_tc_smem_fits(params, t, config, reason, reason_len)) return 0;
+    } else if (dtype != CONVND_F32) {
         return convnd_refuse(reason, reason_len,
                              "dtype=%s: %s runs on CUDA cores, f32 only (%s runs f16 and bf16)",
-                             convnd_dtype_name(p->dtype), who, sibling);
+                             convnd_dtype_name(dtype), who, sibling);
     }
     return gemm_supports_grid(params, &t->tiles[config], who, reason, reason_len);
 }
 
-int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                  convnd_mode mode, const convnd_gemm_tiles *t, int32_t config) {
-    if (p->mode != mode || config < 0 || config >= t->count) return 0;
+int32_t convnd_gemm_worth_routing(const convnd_conv_params *params, convnd_mode mode,
+                                  const convnd_gemm_tiles *t, int32_t config) {
+    if (params->mode != (int32_t)mode || config < 0 || config >= t->count) return 0;
     const int64_t cin_g = params->cin_g, cout_g = params->cout_g;
     if (cin_g < 8 || cout_g < 8) return 0;
     if (config == t->count - 1) return 1;
@@ -105,7 +106,7 @@ int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_par
     const int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
     const convnd_gemm_tile *tile = &t->tiles[config];
     const double blocks = (double)((m + tile->bm - 1) / tile->bm) *
-                          (double)((cout_g + tile->bn - 1) / tile->bn) * (double)p->groups;
+                          (double)((cout_g + tile->bn - 1) / tile->bn) * (double)params->groups;
     /* about 3/4 of a wave: 96 blocks on an H200's 132 SMs, scaled to the device's */
     return cout_g >= (int64_t)tile->bn * 3 / 4 && cin_g >= tile->bk / 2 &&
            blocks * 132.0 >= 96.0 * (double)convnd_device_sm_count();

@@ -40,9 +40,9 @@ extern const char *const convnd_gemm_simt_names[];
  * config in range, the numerics of its variant (tensor cores: f16, bf16, f32 with ALLOW_TF32;
  * simt: f32; `sibling` names the other variant in the reason), 32-bit indices
  * (kernels/igemm_limits.cu) and the grid's limits on groups and column blocks. */
-int32_t convnd_gemm_supports(const convnd_problem *p, const convnd_conv_params *params,
-                             const convnd_gemm_tiles *t, int32_t config, int32_t tensor_cores,
-                             const char *who, const char *sibling, char *reason, size_t reason_len);
+int32_t convnd_gemm_supports(const convnd_conv_params *params, const convnd_gemm_tiles *t,
+                             int32_t config, int32_t tensor_cores, const char *who,
+                             const char *sibling, char *reason, size_t reason_len);
 
 /* The first (largest) tensor-core configuration whose shared memory fits a block of the active
  * device for dtype. */
@@ -56,7 +56,7 @@ int32_t convnd_gemm_tc_built_or_refuse(int32_t config, char *reason, size_t reas
 /* The planner's heuristic for config of t on a problem of `mode`: GEMM-shaped (C_in/g and
  * C_out/g >= 8); the last (smallest) tile takes any such problem; a larger one needs
  * C_out/g >= 3/4 BN, C_in/g >= BK/2 and >= 96 blocks (3/4 of a wave on an H200's 132 SMs). */
-int32_t convnd_gemm_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                  convnd_mode mode, const convnd_gemm_tiles *t, int32_t config);
+int32_t convnd_gemm_worth_routing(const convnd_conv_params *params, convnd_mode mode,
+                                  const convnd_gemm_tiles *t, int32_t config);
 
 #endif

@@ -24,13 +24,13 @@
 static const char *const grouped_configs[] = {CONVND_GROUPED_CONFIGS(CONVND_GROUPED_NAME)};
 #undef CONVND_GROUPED_NAME
 
-static int32_t grouped_supports(const convnd_problem *p, const convnd_conv_params *params,
-                                int32_t config, char *reason, size_t reason_len) {
+static int32_t grouped_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                                size_t reason_len) {
     if (config < 0 || config >= CONVND_GROUPED_CONFIG_COUNT)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (p->mode != CONVND_FORWARD)
+    if (params->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len, "mode=%s: the grouped schedule is forward only",
-                             convnd_mode_name(p->mode));
+                             convnd_mode_name((convnd_mode)params->mode));
     if (params->groups < 2)
         return convnd_refuse(reason, reason_len, "groups=1: not a grouped convolution");
     int64_t slices;
@@ -44,13 +44,12 @@ static int32_t grouped_supports(const convnd_problem *p, const convnd_conv_param
     return 1;
 }
 
-static int32_t grouped_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                     int32_t config) {
+static int32_t grouped_worth_routing(const convnd_conv_params *params, int32_t config) {
     char why[256];
-    if (!grouped_supports(p, params, config, why, sizeof why)) return 0;
-    const int64_t cin_g = p->C_in / p->groups, cout_g = p->C_out / p->groups;
+    if (!grouped_supports(params, config, why, sizeof why)) return 0;
+    const int64_t cin_g = params->cin_g, cout_g = params->cout_g;
     if (cin_g < 2) return 0;
-    const int32_t exact_f32 = p->dtype == CONVND_F32 && p->math == CONVND_MATH_DEFAULT;
+    const int32_t exact_f32 = params->dtype == CONVND_F32 && !params->allow_tf32;
     if (!(cin_g < 8 || cout_g < 8 || (exact_f32 && cout_g <= 16))) return 0;
     const int32_t want = cout_g <= 4 ? 0 : cout_g <= 8 ? 1 : 2;
     return config == want;

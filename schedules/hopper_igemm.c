@@ -77,40 +77,47 @@ static hopper_fields hopper_fields_of(int32_t dims) {
 
 /* 1 when an im2col map of dim d with these corners and tap extent can be encoded; else 0 and
  * the reason. phase: the transposed output phase (o mod S = phase) or -1 (forward). */
-static int32_t hopper_map_fits(const convnd_problem *p, int32_t d, int64_t lower, int64_t upper,
-                               int64_t extent, int64_t phase, char *reason, size_t reason_len) {
-    const hopper_fields f = hopper_fields_of(p->dims);
+static int32_t hopper_map_fits(const convnd_conv_params *params, int32_t d, int64_t lower,
+                               int64_t upper, int64_t extent, int64_t phase, char *reason,
+                               size_t reason_len) {
+    const hopper_fields f = hopper_fields_of(params->dims);
     char at[48] = "";
     if (phase >= 0) snprintf(at, sizeof at, ", output phase %lld", (long long)phase);
     if (extent >= f.reach)
         return convnd_refuse(reason, reason_len,
                              "dilated filter extent %lld in dim %d%s: im2col offsets of a "
                              "%d-D convolution reach below %lld",
-                             (long long)extent, d, at, p->dims, (long long)f.reach);
+                             (long long)extent, d, at, params->dims, (long long)f.reach);
     if (lower < f.lo || lower > f.hi || upper < f.lo || upper > f.hi)
         return convnd_refuse(reason, reason_len,
                              "im2col corners %lld/%lld in dim %d%s outside [%lld, %lld] (%d-bit "
                              "fields for a %d-D convolution)",
                              (long long)lower, (long long)upper, d, at, (long long)f.lo,
-                             (long long)f.hi, f.bits, p->dims);
+                             (long long)f.hi, f.bits, params->dims);
     return 1;
 }
 
-static int32_t hopper_forward_fits(const convnd_problem *p, const convnd_conv_params *params,
-                                   char *reason, size_t reason_len) {
-    for (int32_t d = 0; d < p->dims; ++d) {
-        if (p->pad_before[d] < 0 || p->pad_after[d] < 0)
+/* x's own extent along padded dim t (params->in counts a prefix as well, SPEC §12). */
+static int64_t hopper_x_extent(const convnd_conv_params *params, int32_t t) {
+    return params->in[t] - (t == params->io_dim ? params->prefix_len : 0);
+}
+
+static int32_t hopper_forward_fits(const convnd_conv_params *params, char *reason,
+                                   size_t reason_len) {
+    for (int32_t d = 0; d < params->dims; ++d) {
+        const int32_t t = 3 - params->dims + d; /* the problem's dim d, padded */
+        if (params->p0[t] < 0 || params->p1[t] < 0)
             return convnd_refuse(reason, reason_len,
                                  "padding[%d]=%lld/%lld: negative padding (cropping) is not a "
                                  "TMA bounding box",
-                                 d, (long long)p->pad_before[d], (long long)p->pad_after[d]);
-        if (p->stride[d] > 8)
+                                 d, (long long)params->p0[t], (long long)params->p1[t]);
+        if (params->s[t] > 8)
             return convnd_refuse(reason, reason_len,
                                  "stride[%d]=%lld: the im2col traversal stride is at most 8", d,
-                                 (long long)p->stride[d]);
-        const int64_t out = params->out[3 - p->dims + d];
-        const int64_t upper = (out - 1) * p->stride[d] - p->pad_before[d] - (p->input[d] - 1);
-        if (!hopper_map_fits(p, d, -p->pad_before[d], upper, (p->kernel[d] - 1) * p->dilation[d],
+                                 (long long)params->s[t]);
+        const int64_t upper =
+            (params->out[t] - 1) * params->s[t] - params->p0[t] - (hopper_x_extent(params, t) - 1);
+        if (!hopper_map_fits(params, d, -params->p0[t], upper, (params->k[t] - 1) * params->d[t],
                              -1, reason, reason_len))
             return 0;
     }
@@ -118,29 +125,31 @@ static int32_t hopper_forward_fits(const convnd_problem *p, const convnd_conv_pa
 }
 
 /* Every phase some tap reaches gets an im2col map of a stride-1 forward view (convT_phase.h). */
-static int32_t hopper_transposed_fits(const convnd_problem *p, const convnd_conv_params *params,
-                                      char *reason, size_t reason_len) {
+static int32_t hopper_transposed_fits(const convnd_conv_params *params, char *reason,
+                                      size_t reason_len) {
     int64_t phases = 1;
-    for (int32_t d = 0; d < p->dims; ++d) {
-        if (p->stride[d] > CONVND_CONVT_MAX_STRIDE)
+    for (int32_t d = 0; d < params->dims; ++d) {
+        const int64_t stride = params->s[3 - params->dims + d];
+        if (stride > CONVND_CONVT_MAX_STRIDE)
             return convnd_refuse(reason, reason_len,
                                  "stride[%d]=%lld: transposed strides above %d (convT's limit: "
                                  "convT_tc runs misaligned pointers)",
-                                 d, (long long)p->stride[d], CONVND_CONVT_MAX_STRIDE);
-        phases *= p->stride[d];
+                                 d, (long long)stride, CONVND_CONVT_MAX_STRIDE);
+        phases *= stride;
     }
     if (phases > CONVND_CONVT_MAX_PHASES)
         return convnd_refuse(reason, reason_len,
                              "%lld output phases: more than %d (convT's limit: convT_tc runs "
                              "misaligned pointers)",
                              (long long)phases, CONVND_CONVT_MAX_PHASES);
-    for (int32_t d = 0; d < p->dims; ++d) {
-        const int64_t out = params->out[3 - p->dims + d];
-        for (int64_t r = 0; r < p->stride[d]; ++r) {
+    for (int32_t d = 0; d < params->dims; ++d) {
+        const int32_t t = 3 - params->dims + d; /* the problem's dim d, padded */
+        for (int64_t r = 0; r < params->s[t]; ++r) {
             const convnd_convT_dim e = convnd_convT_dim_phase(
-                p->stride[d], p->dilation[d], p->kernel[d], p->pad_before[d], out, r);
+                params->s[t], params->d[t], params->k[t], params->p0[t], params->out[t], r);
             if (e.O == 0 || e.T == 0) continue; /* no outputs, or no map to encode */
-            if (!hopper_map_fits(p, d, -e.P0, e.O - 1 - e.P0 - (p->input[d] - 1), (e.T - 1) * e.D,
+            if (!hopper_map_fits(params, d, -e.P0,
+                                 e.O - 1 - e.P0 - (hopper_x_extent(params, t) - 1), (e.T - 1) * e.D,
                                  r, reason, reason_len))
                 return 0;
         }
@@ -148,43 +157,48 @@ static int32_t hopper_transposed_fits(const convnd_problem *p, const convnd_conv
     return 1;
 }
 
-static int32_t hopper_supports(const convnd_problem *p, const convnd_conv_params *params,
-                               int32_t config, char *reason, size_t reason_len) {
+/* The name of a resolved layout from its channels-last flag (x_cl, w_cl, y_cl). */
+static const char *hopper_layout_name(int32_t channels_last) {
+    return convnd_layout_name(channels_last ? CONVND_CHANNELS_LAST : CONVND_CHANNELS_FIRST);
+}
+
+static int32_t hopper_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                               size_t reason_len) {
     (void)config;
-    if (p->mode != CONVND_FORWARD && p->mode != CONVND_TRANSPOSED)
+    if (params->mode != CONVND_FORWARD && params->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: the Hopper tier implements forward and transposed "
                              "convolution",
-                             convnd_mode_name(p->mode));
-    if (p->mode == CONVND_TRANSPOSED && p->dtype == CONVND_F32)
+                             convnd_mode_name((convnd_mode)params->mode));
+    if (params->mode == CONVND_TRANSPOSED && params->dtype == CONVND_F32)
         return convnd_refuse(reason, reason_len,
                              "dtype=f32 in transposed mode: the transposed weight "
                              "[C_in][K...][C_out] reaches wgmma MN-major, and .tf32 wgmma takes "
                              "K-major operands only");
-    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+    if (params->dtype == CONVND_F32 && !params->allow_tf32)
         return convnd_refuse(reason, reason_len,
                              "dtype=f32 needs math=allow_tf32 (wgmma has no exact-f32 mode)");
-    if (p->N == 0 || p->C_in == 0 || p->C_out == 0)
-        return convnd_refuse(reason, reason_len,
-                             "N=%lld, C_in=%lld, C_out=%lld: no GEMM to run (zero size)",
-                             (long long)p->N, (long long)p->C_in, (long long)p->C_out);
-    if (p->groups != 1)
+    if (params->N == 0 || params->C_in == 0 || params->C_out == 0)
+        return convnd_refuse(
+            reason, reason_len, "N=%lld, C_in=%lld, C_out=%lld: no GEMM to run (zero size)",
+            (long long)params->N, (long long)params->C_in, (long long)params->C_out);
+    if (params->groups != 1)
         return convnd_refuse(reason, reason_len, "groups=%lld: only groups=1 (dense GEMM)",
-                             (long long)p->groups);
+                             (long long)params->groups);
     if (!params->x_cl || !params->w_cl || !params->y_cl)
         return convnd_refuse(reason, reason_len,
                              "layouts x=%s w=%s y=%s: TMA im2col needs channels-last x, w and y",
-                             convnd_layout_name(p->x_layout), convnd_layout_name(p->w_layout),
-                             convnd_layout_name(p->y_layout));
-    const int64_t es = convnd_dtype_bytes(p->dtype);
-    if ((p->C_in * es) % 16 || (p->C_out * es) % 16)
+                             hopper_layout_name(params->x_cl), hopper_layout_name(params->w_cl),
+                             hopper_layout_name(params->y_cl));
+    const int64_t es = convnd_dtype_bytes((convnd_dtype)params->dtype);
+    if ((params->C_in * es) % 16 || (params->C_out * es) % 16)
         return convnd_refuse(reason, reason_len,
                              "C_in=%lld, C_out=%lld: rows of %lld and %lld bytes are not whole "
                              "16-byte units (TMA global strides)",
-                             (long long)p->C_in, (long long)p->C_out, (long long)(p->C_in * es),
-                             (long long)(p->C_out * es));
-    if (p->mode == CONVND_TRANSPOSED ? !hopper_transposed_fits(p, params, reason, reason_len)
-                                     : !hopper_forward_fits(p, params, reason, reason_len))
+                             (long long)params->C_in, (long long)params->C_out,
+                             (long long)(params->C_in * es), (long long)(params->C_out * es));
+    if (params->mode == CONVND_TRANSPOSED ? !hopper_transposed_fits(params, reason, reason_len)
+                                          : !hopper_forward_fits(params, reason, reason_len))
         return 0;
     if (params->x_numel >= INT32_MAX || params->y_numel >= INT32_MAX ||
         params->w_numel >= INT32_MAX)
@@ -193,17 +207,16 @@ static int32_t hopper_supports(const convnd_problem *p, const convnd_conv_params
     return hopper_device_ok(reason, reason_len);
 }
 
-static int32_t hopper_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                    int32_t config) {
+static int32_t hopper_worth_routing(const convnd_conv_params *params, int32_t config) {
     if (convnd_active_device() != CONVND_DEVICE_GPU) return 0;
     int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
     /* transposed: one launch per phase, each of about m / prod(S) rows, should fill the GPU */
-    if (p->mode == CONVND_TRANSPOSED) m /= params->s[0] * params->s[1] * params->s[2];
+    if (params->mode == CONVND_TRANSPOSED) m /= params->s[0] * params->s[1] * params->s[2];
     const int64_t bn = convnd_hopper_bn(config);
     const int64_t tiles =
-        (m + CONVND_HOPPER_BM - 1) / CONVND_HOPPER_BM * ((p->C_out + bn - 1) / bn);
-    const int32_t wide = p->C_out > 128;
-    return p->C_in >= 64 && p->C_out >= 64 && tiles >= convnd_device_sm_count() &&
+        (m + CONVND_HOPPER_BM - 1) / CONVND_HOPPER_BM * ((params->C_out + bn - 1) / bn);
+    const int32_t wide = params->C_out > 128;
+    return params->C_in >= 64 && params->C_out >= 64 && tiles >= convnd_device_sm_count() &&
            (config == CONVND_HOPPER_128x256) == wide;
 }
 

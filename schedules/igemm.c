@@ -52,13 +52,12 @@
 #include "registry.h"
 
 /* The implicit GEMM's own refusal: transposed mode (convT_* runs those). */
-static int32_t igemm_forward_only(const convnd_problem *p, const convnd_conv_params *params,
-                                  char *reason, size_t reason_len) {
-    (void)params;
-    if (p->mode == CONVND_FORWARD) return 1;
+static int32_t igemm_forward_only(const convnd_conv_params *params, char *reason,
+                                  size_t reason_len) {
+    if (params->mode == CONVND_FORWARD) return 1;
     return convnd_refuse(reason, reason_len,
                          "mode=%s: the implicit GEMM implements forward convolution only",
-                         convnd_mode_name(p->mode));
+                         convnd_mode_name((convnd_mode)params->mode));
 }
 
 /* reads a prefix and writes a state (SPEC §12) on the configurations with BK <= 32 */

@@ -24,7 +24,7 @@ convnd_status convnd_plan_choose(convnd_plan_t *plan, const convnd_options *opts
                                            &plan->choice, &plan->source);
     if (st != CONVND_OK) return st;
     plan->schedule = convnd_schedule_table[plan->choice.schedule];
-    plan->workspace_bytes = convnd_choice_workspace(&plan->problem, &plan->params, plan->choice);
+    plan->workspace_bytes = convnd_choice_workspace(&plan->params, plan->choice);
     return CONVND_OK;
 }
 

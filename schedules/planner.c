@@ -39,7 +39,6 @@ const char *convnd_choice_config_name(convnd_choice choice) {
 /* The candidate loop's visitor for the heuristic: stops at the first worth routing, remembers
  * the first that supports. */
 typedef struct heuristic_pick {
-    const convnd_problem *p;
     const convnd_conv_params *params;
     convnd_choice routed, fallback;
 } heuristic_pick;
@@ -48,7 +47,7 @@ static int32_t pick(convnd_choice c, void *ctx) {
     heuristic_pick *h = ctx;
     const convnd_schedule *s = convnd_schedule_table[c.schedule];
     if (h->fallback.schedule < 0) h->fallback = c;
-    if (!s->worth_routing || !s->worth_routing(h->p, h->params, c.config)) return 0;
+    if (!s->worth_routing || !s->worth_routing(h->params, c.config)) return 0;
     h->routed = c;
     return 1;
 }
@@ -57,7 +56,7 @@ static int32_t pick(convnd_choice c, void *ctx) {
 static int32_t heuristic(const convnd_problem *p, const convnd_conv_params *params,
                          int32_t only_schedule, convnd_choice *out, convnd_choice_source *source,
                          char *reason, size_t reason_len) {
-    heuristic_pick h = {p, params, {-1, -1}, {-1, -1}};
+    heuristic_pick h = {params, {-1, -1}, {-1, -1}};
     const int32_t routed =
         convnd_for_each_candidate(p, params, only_schedule, pick, &h, reason, reason_len);
     if (!routed && h.fallback.schedule < 0) return 0;

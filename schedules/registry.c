@@ -183,10 +183,9 @@ int32_t convnd_for_each_candidate(const convnd_problem *p, const convnd_conv_par
     return 0;
 }
 
-size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                               convnd_choice choice) {
+size_t convnd_choice_workspace(const convnd_conv_params *params, convnd_choice choice) {
     const convnd_schedule *s = convnd_schedule_table[choice.schedule];
-    return s->workspace_size ? s->workspace_size(p, params, choice.config) : 0;
+    return s->workspace_size ? s->workspace_size(params, choice.config) : 0;
 }
 
 static int32_t stop_at_first(convnd_choice choice, void *ctx) {

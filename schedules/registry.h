@@ -53,9 +53,9 @@ int32_t convnd_for_each_candidate(const convnd_problem *p, const convnd_conv_par
                                   int32_t only_schedule, convnd_candidate_visit visit, void *ctx,
                                   char *first_reason, size_t first_reason_len);
 
-/* Workspace bytes of choice on p (0 when the schedule takes none). */
-size_t convnd_choice_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                               convnd_choice choice);
+/* Workspace bytes of choice on the problem of these launch parameters (0 when the schedule
+ * takes none). */
+size_t convnd_choice_workspace(const convnd_conv_params *params, convnd_choice choice);
 
 /* Index in convnd_schedule_table of the schedule named by the first name_len chars of name, or
  * -1 when there is none. */

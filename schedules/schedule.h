@@ -15,17 +15,16 @@ typedef struct convnd_schedule {
     const char *sources;
     int32_t num_configs;
     const char *const *config_names;
-    /* Each question below is asked about a valid problem p (y_layout resolved) together with its
-     * launch parameters, computed once per plan (core/conv_params.h), never re-derived here. */
-    /* 1 if it can run p with this config; else 0 and a human-readable reason. */
-    int32_t (*supports)(const convnd_problem *p, const convnd_conv_params *params, int32_t config,
-                        char *reason, size_t reason_len);
-    /* 1 when it should beat the universal fallback on p (the planner's hint). */
-    int32_t (*worth_routing)(const convnd_problem *p, const convnd_conv_params *params,
-                             int32_t config);
+    /* Each question below is asked about the launch parameters of a valid problem (y_layout
+     * resolved), computed once per plan (core/conv_params.h) and never re-derived here: they are
+     * all a schedule sees of the problem. */
+    /* 1 if it can run the problem with this config; else 0 and a human-readable reason. */
+    int32_t (*supports)(const convnd_conv_params *params, int32_t config, char *reason,
+                        size_t reason_len);
+    /* 1 when it should beat the universal fallback on the problem (the planner's hint). */
+    int32_t (*worth_routing)(const convnd_conv_params *params, int32_t config);
     /* Scratch bytes taken from the caller's workspace. NULL means none. */
-    size_t (*workspace_size)(const convnd_problem *p, const convnd_conv_params *params,
-                             int32_t config);
+    size_t (*workspace_size)(const convnd_conv_params *params, int32_t config);
     convnd_status (*launch)(const convnd_launch_args *a);
     /* The GPU architectures it runs on: compute capability min_sm (x 10) and newer, for what
      * arch_needs says; supports() is asked through convnd_schedule_supports_here (arch.h). */

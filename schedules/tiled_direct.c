@@ -21,14 +21,14 @@
 static const char *const tiled_configs[] = {CONVND_TILED_CONFIGS(CONVND_TILED_NAME)};
 #undef CONVND_TILED_NAME
 
-static int32_t tiled_supports(const convnd_problem *p, const convnd_conv_params *params,
-                              int32_t config, char *reason, size_t reason_len) {
+static int32_t tiled_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                              size_t reason_len) {
     if (config < 0 || config >= CONVND_TILED_CONFIG_COUNT)
         return convnd_refuse(reason, reason_len, "config %d out of range", (int)config);
-    if (p->mode != CONVND_FORWARD)
+    if (params->mode != CONVND_FORWARD)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: the tiled_direct schedule is forward only",
-                             convnd_mode_name(p->mode));
+                             convnd_mode_name((convnd_mode)params->mode));
     convnd_tiled_geometry g;
     if (!convnd_tiled_geometry_for(params, config, &g))
         return convnd_refuse(reason, reason_len,
@@ -41,12 +41,11 @@ static int32_t tiled_supports(const convnd_problem *p, const convnd_conv_params 
     return 1;
 }
 
-static int32_t tiled_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                   int32_t config) {
+static int32_t tiled_worth_routing(const convnd_conv_params *params, int32_t config) {
     char why[256];
-    if (p->groups != 1 || p->C_in > 8 || !tiled_supports(p, params, config, why, sizeof why))
+    if (params->groups != 1 || params->C_in > 8 || !tiled_supports(params, config, why, sizeof why))
         return 0;
-    const int32_t want = p->C_out >= 32 ? 2 : p->C_out >= 8 ? 1 : 0;
+    const int32_t want = params->C_out >= 32 ? 2 : params->C_out >= 8 ? 1 : 0;
     return config == want;
 }
 

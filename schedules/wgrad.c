@@ -31,22 +31,21 @@ int64_t convnd_wgrad_splits(const convnd_conv_params *p, int32_t config) {
     return R < 1 ? 1 : (s < R ? s : R);
 }
 
-static int32_t wgrad_only(const convnd_problem *p, const char *name, char *reason,
+static int32_t wgrad_only(const convnd_conv_params *params, const char *name, char *reason,
                           size_t reason_len) {
-    if (p->mode == CONVND_WGRAD) return 1;
+    if (params->mode == CONVND_WGRAD) return 1;
     return convnd_refuse(reason, reason_len, "%s: mode=%s, wgrad only", name,
-                         convnd_mode_name(p->mode));
+                         convnd_mode_name((convnd_mode)params->mode));
 }
 
-static int32_t wgrad_direct_supports(const convnd_problem *p, const convnd_conv_params *params,
-                                     int32_t config, char *reason, size_t reason_len) {
+static int32_t wgrad_direct_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                                     size_t reason_len) {
+    (void)config;
+    return wgrad_only(params, "wgrad_direct", reason, reason_len);
+}
+
+static int32_t wgrad_direct_worth_routing(const convnd_conv_params *params, int32_t config) {
     (void)params, (void)config;
-    return wgrad_only(p, "wgrad_direct", reason, reason_len);
-}
-
-static int32_t wgrad_direct_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                          int32_t config) {
-    (void)p, (void)params, (void)config;
     return 1;
 }
 
@@ -55,21 +54,19 @@ static convnd_status wgrad_direct_launch(const convnd_launch_args *a) {
 }
 
 /* The partials' bytes: splits * w_numel f32, or SIZE_MAX when that does not fit. */
-static size_t wgrad_splitk_bytes(const convnd_problem *p, const convnd_conv_params *params,
-                                 int32_t config) {
-    (void)p;
+static size_t wgrad_splitk_bytes(const convnd_conv_params *params, int32_t config) {
     const double bytes =
         (double)convnd_wgrad_splits(params, config) * (double)params->w_numel * 4.0;
     return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
 }
 
-static int32_t wgrad_splitk_supports(const convnd_problem *p, const convnd_conv_params *params,
-                                     int32_t config, char *reason, size_t reason_len) {
-    if (!wgrad_only(p, "wgrad_splitk", reason, reason_len)) return 0;
+static int32_t wgrad_splitk_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                                     size_t reason_len) {
+    if (!wgrad_only(params, "wgrad_splitk", reason, reason_len)) return 0;
     if (config < 0 || config >= WGRAD_SPLITK_CONFIGS)
         return convnd_refuse(reason, reason_len, "wgrad_splitk: config %d out of range",
                              (int)config);
-    if (wgrad_splitk_bytes(p, params, config) == SIZE_MAX)
+    if (wgrad_splitk_bytes(params, config) == SIZE_MAX)
         return convnd_refuse(reason, reason_len,
                              "wgrad_splitk: the partials (splits x dw elements x 4 bytes) do not "
                              "fit a workspace");
@@ -78,9 +75,7 @@ static int32_t wgrad_splitk_supports(const convnd_problem *p, const convnd_conv_
 
 /* Few dw elements (under a quarter of the GPU's threads) and a reduction of at least 64 per
  * split: the smallest split count that fills the GPU, or the largest. */
-static int32_t wgrad_splitk_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                          int32_t config) {
-    (void)p;
+static int32_t wgrad_splitk_worth_routing(const convnd_conv_params *params, int32_t config) {
     const convnd_conv_params *c = params;
     const double W = (double)c->w_numel, R = (double)(c->N * c->out[0] * c->out[1] * c->out[2]);
     const double threads = wgrad_gpu_threads();

@@ -26,11 +26,11 @@ static int64_t channel_tile(const convnd_conv_params *c) {
     return c->xs[1] == 1 && c->ys[1] == 1 ? 32 : 1;
 }
 
-static int32_t depthwise_supports(const convnd_problem *p, const convnd_conv_params *params,
-                                  int32_t config, char *reason, size_t reason_len) {
-    if (p->mode != CONVND_WGRAD)
+static int32_t depthwise_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                                  size_t reason_len) {
+    if (params->mode != CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "wgrad_depthwise: mode=%s, wgrad only",
-                             convnd_mode_name(p->mode));
+                             convnd_mode_name((convnd_mode)params->mode));
     if (config < 0 || config >= DEPTHWISE_CONFIGS)
         return convnd_refuse(reason, reason_len, "wgrad_depthwise: config %d out of range",
                              (int)config);
@@ -53,9 +53,7 @@ static int32_t depthwise_supports(const convnd_problem *p, const convnd_conv_par
     return 1;
 }
 
-static size_t depthwise_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                                  int32_t config) {
-    (void)p;
+static size_t depthwise_workspace(const convnd_conv_params *params, int32_t config) {
     const convnd_conv_params c = *params;
     const int64_t splits = convnd_wgrad_depthwise_splits(&c, config);
     if (splits <= 1) return 0;
@@ -63,9 +61,7 @@ static size_t depthwise_workspace(const convnd_problem *p, const convnd_conv_par
     return bytes < 0x1p62 ? (size_t)bytes : SIZE_MAX;
 }
 
-static int32_t depthwise_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                       int32_t config) {
-    (void)p;
+static int32_t depthwise_worth_routing(const convnd_conv_params *params, int32_t config) {
     const convnd_conv_params c = *params;
     if (c.cin_g != 1) return 0;
     const double blocks = (double)((c.C_out + channel_tile(&c) - 1) / channel_tile(&c));

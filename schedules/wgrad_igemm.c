@@ -59,11 +59,11 @@ static void grid_of(const convnd_conv_params *c, const wgrad_igemm_config *f, in
 }
 
 static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes, int32_t count,
-                              const convnd_problem *p, const convnd_conv_params *params,
-                              int32_t config, char *reason, size_t reason_len) {
-    if (p->mode != CONVND_WGRAD)
+                              const convnd_conv_params *params, int32_t config, char *reason,
+                              size_t reason_len) {
+    if (params->mode != CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "%s: mode=%s, wgrad only", name,
-                             convnd_mode_name(p->mode));
+                             convnd_mode_name((convnd_mode)params->mode));
     if (config < 0 || config >= count)
         return convnd_refuse(reason, reason_len, "%s: config %d out of range", name, (int)config);
     const convnd_conv_params c = *params;
@@ -117,21 +117,17 @@ static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t cou
     return config == (pick >= 0 ? pick : longest);
 }
 
-static int32_t simt_supports(const convnd_problem *p, const convnd_conv_params *params,
-                             int32_t config, char *reason, size_t reason_len) {
-    return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, p, params, config, reason,
+static int32_t simt_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                             size_t reason_len) {
+    return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, params, config, reason,
                           reason_len);
 }
 
-static int32_t simt_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                  int32_t config) {
-    (void)p;
+static int32_t simt_worth_routing(const convnd_conv_params *params, int32_t config) {
     return igemm_worth_routing(simt_shapes, SIMT_CONFIGS, params, config);
 }
 
-static size_t simt_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                             int32_t config) {
-    (void)p;
+static size_t simt_workspace(const convnd_conv_params *params, int32_t config) {
     return igemm_workspace(simt_shapes, SIMT_CONFIGS, params, config);
 }
 
@@ -139,25 +135,21 @@ static convnd_status simt_launch(const convnd_launch_args *a) {
     return CONVND_CALL_LAUNCHER(wgrad_igemm_simt, a);
 }
 
-static int32_t tc_supports(const convnd_problem *p, const convnd_conv_params *params,
-                           int32_t config, char *reason, size_t reason_len) {
-    if (p->dtype == CONVND_F32 && p->math != CONVND_MATH_ALLOW_TF32)
+static int32_t tc_supports(const convnd_conv_params *params, int32_t config, char *reason,
+                           size_t reason_len) {
+    if (params->dtype == CONVND_F32 && !params->allow_tf32)
         return convnd_refuse(reason, reason_len,
                              "wgrad_igemm_tc: dtype=f32 needs math=allow_tf32 (tensor cores round "
                              "f32 to TF32)");
-    return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, p, params, config, reason,
+    return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, params, config, reason,
                           reason_len);
 }
 
-static int32_t tc_worth_routing(const convnd_problem *p, const convnd_conv_params *params,
-                                int32_t config) {
-    (void)p;
+static int32_t tc_worth_routing(const convnd_conv_params *params, int32_t config) {
     return igemm_worth_routing(tc_shapes, TC_CONFIGS, params, config);
 }
 
-static size_t tc_workspace(const convnd_problem *p, const convnd_conv_params *params,
-                           int32_t config) {
-    (void)p;
+static size_t tc_workspace(const convnd_conv_params *params, int32_t config) {
     return igemm_workspace(tc_shapes, TC_CONFIGS, params, config);
 }
 

@@ -86,7 +86,7 @@ Test(arch, emulated_device_runs_every_schedule) {
         for (int32_t c = 0; c < s->num_configs; ++c) {
             char a[512] = "", b[512] = "";
             cr_expect_eq(convnd_schedule_supports_here(s, &p, &params, c, a, sizeof a),
-                         s->supports(&p, &params, c, b, sizeof b), "%s:%d", s->name, (int)c);
+                         s->supports(&params, c, b, sizeof b), "%s:%d", s->name, (int)c);
         }
     }
 }

@@ -262,7 +262,7 @@ static void check_schedules(const convnd_problem *p, const size_model *m) {
             char reason[512], spec[160];
             memset(reason, 0x5a, sizeof reason);
             convnd_clear_error();
-            const int32_t ok = s->supports(&q, &params, c, reason, sizeof reason);
+            const int32_t ok = s->supports(&params, c, reason, sizeof reason);
             FUZZ_CHECK(p, ok == 0 || ok == 1, "%s:%s supports() returned %d", s->name,
                        s->config_names[c], (int)ok);
             if (!ok)
@@ -270,11 +270,11 @@ static void check_schedules(const convnd_problem *p, const size_model *m) {
                            "%s:%s declined without a (terminated) reason", s->name,
                            s->config_names[c]);
             if (ok && s->worth_routing) {
-                const int32_t w = s->worth_routing(&q, &params, c);
+                const int32_t w = s->worth_routing(&params, c);
                 FUZZ_CHECK(p, w == 0 || w == 1, "%s:%s worth_routing() returned %d", s->name,
                            s->config_names[c], (int)w);
             }
-            if (ok && s->workspace_size) (void)s->workspace_size(&q, &params, c);
+            if (ok && s->workspace_size) (void)s->workspace_size(&params, c);
             snprintf(spec, sizeof spec, "%s:%s", s->name, s->config_names[c]);
             FUZZ_CHECK(p, convnd_schedule_supports(spec, p, NULL, 0) == ok,
                        "convnd_schedule_supports('%s') disagrees with the registry (%d)", spec,
