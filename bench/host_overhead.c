@@ -91,8 +91,7 @@ int bench_host_overhead(const bench_problem *problems, int count, int iterations
         c.y = device_buffer((size_t)((wgrad ? s->w_numel : s->y_numel) * s->elem_bytes));
         c.workspace_bytes = plan->workspace_bytes;
         c.workspace = plan->workspace_bytes ? device_buffer(plan->workspace_bytes) : NULL;
-        c.bare = (convnd_launch_args){.problem = &plan->problem,
-                                      .params = plan->params,
+        c.bare = (convnd_launch_args){.params = plan->params,
                                       .x = c.x,
                                       .w = c.w,
                                       .bias = p.has_bias ? c.bias : NULL,

@@ -12,9 +12,9 @@
 extern "C" {
 #endif
 
-/* Everything a launch needs. The problem is validated, y_layout resolved. */
+/* Everything a launch needs: the launch parameters of a validated problem (y_layout resolved),
+ * never the problem itself, and the buffers. */
 typedef struct convnd_launch_args {
-    const convnd_problem *problem;
     convnd_conv_params params;
     const void *x, *w, *bias, *z;
     void *y;

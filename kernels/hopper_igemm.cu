@@ -482,7 +482,7 @@ static convnd_status hopper_mode(const convnd_launch_args *a, int32_t config) {
 }
 
 template <typename T> static convnd_status hopper_dispatch(const convnd_launch_args *a) {
-    const int32_t dims = a->problem->dims;
+    const int32_t dims = a->params.dims;
     if (a->config == CONVND_HOPPER_128x256) {
         if (dims == 1) return hopper_mode<T, 256, 4, 3>(a, a->config);
         if (dims == 2) return hopper_mode<T, 256, 4, 4>(a, a->config);

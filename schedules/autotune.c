@@ -251,7 +251,6 @@ convnd_status convnd_autotune(const convnd_problem *p, const convnd_conv_params 
     __atomic_add_fetch(&runs, 1, __ATOMIC_RELAXED);
     timing t;
     memset(&t, 0, sizeof t);
-    t.a.problem = p;
     t.a.params = *params;
     t.a.x = b->x;
     t.a.w = b->w;

@@ -145,7 +145,7 @@ static convnd_status forward_gemm(const convnd_launch_args *a, const im2col_layo
     convnd_gemm g = {.k = K,
                      .batch = c->groups,
                      .c = acc,
-                     .ab_dtype = L->host ? CONVND_F32 : a->problem->dtype,
+                     .ab_dtype = L->host ? CONVND_F32 : a->params.dtype,
                      .allow_tf32 = c->allow_tf32};
     if (c->x_cl) { /* acc[M x cout_g] = col[M x K] . W^T */
         g.m = M, g.n = c->cout_g;
@@ -171,7 +171,7 @@ static convnd_status transposed_gemm(const convnd_launch_args *a, const im2col_l
     const int64_t M = nb * L->P, Nn = L->rows;
     convnd_gemm g = {.k = c->cin_g,
                      .batch = c->groups,
-                     .ab_dtype = L->host ? CONVND_F32 : a->problem->dtype,
+                     .ab_dtype = L->host ? CONVND_F32 : a->params.dtype,
                      .allow_tf32 = c->allow_tf32};
     if (c->x_cl) { /* col[M x Nn] = X[M x cin_g] (row stride C_in) . W[cin_g x Nn] */
         g.m = M, g.n = Nn;
@@ -212,8 +212,8 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
                             "cublas_im2col: workspace_bytes=%zu is smaller than the %zu it needs",
                             a->workspace_bytes, L.total);
     char *ws = (char *)a->workspace;
-    const size_t elem = (size_t)convnd_dtype_bytes(a->problem->dtype);
-    const int32_t widen = L.host && a->problem->dtype != CONVND_F32;
+    const size_t elem = (size_t)convnd_dtype_bytes(a->params.dtype);
+    const int32_t widen = L.host && a->params.dtype != CONVND_F32;
     convnd_status s = CONVND_OK;
     const void *w = a->w;
     convnd_im2col_args k = {.launch = a,
@@ -226,11 +226,11 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
         if ((s = CONVND_CALL_LAUNCHER(im2col_to_f32, &k)) != CONVND_OK) return s;
         w = ws + L.w32;
     }
-    const int32_t empty_k = (a->problem->mode == CONVND_TRANSPOSED ? c->cin_g : L.rows) == 0;
+    const int32_t empty_k = (a->params.mode == CONVND_TRANSPOSED ? c->cin_g : L.rows) == 0;
     for (int64_t n0 = 0; n0 < c->N && s == CONVND_OK; n0 += L.nb) {
         const int64_t nb = c->N - n0 < L.nb ? c->N - n0 : L.nb;
         k.n0 = n0, k.nb = nb;
-        if (a->problem->mode == CONVND_FORWARD) {
+        if (a->params.mode == CONVND_FORWARD) {
             float *acc = (float *)(ws + L.acc);
             if (empty_k) { /* no input channels: the accumulator is zero */
                 s = convnd_memset(acc, 0, (size_t)(c->C_out * nb * L.P) * sizeof(float));

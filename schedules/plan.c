@@ -51,7 +51,6 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io,
         plan->params.state_numel == 0)
         return CONVND_OK;
     const convnd_launch_args a = {
-        .problem = &plan->problem,
         .params = plan->params,
         .x = io->x,
         .w = io->w,

@@ -73,7 +73,6 @@ static int run_planted(launcher_fn fn, int32_t config, test_conv_case *c, const 
     convnd_launch_args a;
     memset(&a, 0, sizeof a);
     cr_assert_eq(convnd_params_from_problem(&c->p, &a.params), CONVND_OK);
-    a.problem = &c->p;
     a.x = c->dx;
     a.w = c->dw;
     a.y = c->dy;

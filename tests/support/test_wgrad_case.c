@@ -109,7 +109,6 @@ convnd_status test_wgrad_launch(test_wgrad_case *c, const char *spec,
         if (st == CONVND_OK) st = convnd_params_from_problem(&c->p, &a.params);
         if (st == CONVND_OK) {
             if (a.config < 0) a.config = 0;
-            a.problem = &c->p;
             a.x = c->dx;
             a.w = c->ddy;
             a.z = z;
