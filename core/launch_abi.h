@@ -41,8 +41,8 @@ typedef struct convnd_launch_args {
  * schedules/schedule.h's convnd_launch_on both give it). */
 #define CONVND_NO_CUDA_ERROR(name)                                                                 \
     convnd_error(CONVND_ERR_DEVICE,                                                                \
-                 "%s: the active device is the GPU (%s), but convnd was built without CUDA",       \
-                 name, convnd_device_name())
+                 "%s: the active device is the GPU (%s), but convnd was built without CUDA", name, \
+                 convnd_device_name())
 
 #ifdef CONVND_HAVE_CUDA
 #define CONVND_CALL_LAUNCHER(name, a)                                                              \

@@ -262,7 +262,8 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_cublas_im2col = {
     .name = "cublas_im2col",
-    .summary = "the reference: im2col into the workspace + cuBLAS GEMM (host OpenBLAS on the emulated device); forced only",
+    .summary = "the reference: im2col into the workspace + cuBLAS GEMM (host OpenBLAS on the "
+               "emulated device); forced only",
     .sources = "schedules/cublas_im2col.c, kernels/im2col.cu",
     .num_configs = (int32_t)(sizeof(im2col_configs) / sizeof(im2col_configs[0])),
     .config_names = im2col_configs,

@@ -126,7 +126,8 @@ static convnd_status depthwise_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_depthwise = {
     .name = "depthwise",
-    .summary = "groups = C_in (multiplier allowed), 1/2/3-D: channels-last vector paths, channels-first tile + halo, streaming causal 1-D",
+    .summary = "groups = C_in (multiplier allowed), 1/2/3-D: channels-last vector paths, "
+               "channels-first tile + halo, streaming causal 1-D",
     .sources = "schedules/depthwise.c, kernels/depthwise*.cu",
     .num_configs = CONVND_DW_CONFIG_COUNT,
     .config_names = depthwise_configs,

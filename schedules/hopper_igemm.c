@@ -235,7 +235,8 @@ static convnd_status hopper_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_hopper_igemm = {
     .name = "hopper_igemm",
-    .summary = "the Hopper tier (sm_90a): warp-specialized implicit GEMM on TMA, an mbarrier ring and wgmma; forward and transposed",
+    .summary = "the Hopper tier (sm_90a): warp-specialized implicit GEMM on TMA, an mbarrier ring "
+               "and wgmma; forward and transposed",
     .sources = "schedules/hopper_igemm.c, kernels/hopper_igemm.cu",
     .num_configs = CONVND_HOPPER_COUNT,
     .config_names = hopper_names,

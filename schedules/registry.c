@@ -77,8 +77,10 @@ size_t convnd_schedule_table_markdown(char *buf, size_t buf_len) {
     for (int32_t i = -2; i < convnd_schedule_table_size; ++i) {
         const convnd_schedule *s = i >= 0 ? convnd_schedule_table[i] : NULL;
         int len;
-        if (i == -2) len = snprintf(row, sizeof row, "| schedule | source | what |\n");
-        else if (i == -1) len = snprintf(row, sizeof row, "|---|---|---|\n");
+        if (i == -2)
+            len = snprintf(row, sizeof row, "| schedule | source | what |\n");
+        else if (i == -1)
+            len = snprintf(row, sizeof row, "|---|---|---|\n");
         else {
             /* each of "a, b" in backticks */
             char files[512];
@@ -86,8 +88,8 @@ size_t convnd_schedule_table_markdown(char *buf, size_t buf_len) {
             for (const char *at = s->sources; *at && f + 4 < sizeof files;) {
                 const char *comma = strstr(at, ", ");
                 const size_t item = comma ? (size_t)(comma - at) : strlen(at);
-                const int w = snprintf(files + f, sizeof files - f, "%s`%.*s`", f ? ", " : "",
-                                       (int)item, at);
+                const int w =
+                    snprintf(files + f, sizeof files - f, "%s`%.*s`", f ? ", " : "", (int)item, at);
                 if (w < 0) return 0;
                 f += (size_t)w < sizeof files - f ? (size_t)w : sizeof files - f - 1;
                 at += item + (comma ? 2 : 0);

@@ -95,7 +95,8 @@ static convnd_status wgrad_splitk_launch(const convnd_launch_args *a) {
 
 const convnd_schedule convnd_schedule_wgrad_splitk = {
     .name = "wgrad_splitk",
-    .summary = "weight gradient with the reduction cut into chunks summed in a fixed order (small dw, long reduction)",
+    .summary = "weight gradient with the reduction cut into chunks summed in a fixed order (small "
+               "dw, long reduction)",
     .sources = "schedules/wgrad.c, kernels/wgrad.cu",
     .num_configs = WGRAD_SPLITK_CONFIGS,
     .config_names = wgrad_splitk_configs,
