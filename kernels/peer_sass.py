@@ -217,10 +217,10 @@ def compile_peer(index, peer, nvcc, includes, cuobjdump, nvdisasm_dir, workdir):
 def hopper_family(dem):
     """(dtype, config, path) of one of our Hopper kernel instances
     (hopper_igemm_kernel<T, BN, STAGES, TMA rank, TRANSPOSED>), or None."""
-    m = re.search(r"hopper_igemm_kernel<(\w+), (\d+), (\d+), (\d+), (true|false)>", dem)
+    m = sch.KERNEL.search(dem)
     if not m:
         return None
-    t, bn, stages, rank, tr = m.groups()
+    t, bn, stages, rank, tr = m["t"], m["bn"], m["stages"], m["rank"], m["tr"]
     return (sass_model.DTYPE.get(t, t), f"128x{bn}x64_s{stages}",
             f"{int(rank) - 2}-D" + (" transposed" if tr == "true" else ""))
 
@@ -263,7 +263,7 @@ CUTLASS_WAYS = (1.0, 1.0)
 
 def ours_model(family, dtype, instrs, dem):
     if family == "hopper_igemm":
-        bn = int(re.search(r"hopper_igemm_kernel<\w+, (\d+),", dem).group(1))
+        bn = int(sch.KERNEL.search(dem)["bn"])
         return model_hgmma(instrs, dtype, (128, bn, 64), 2), 384
     fam = sass_model.tensor_core_family(dem)
     _, _, _, threads, ways, _ = fam

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Static check of the Hopper tier (the sm_90a image: kernels/hopper_igemm.cu): signatures, resources, model.
+"""Static check of the Hopper tier (the sm_90a image): signatures, resources, model.
 
 Compiles each kernels/*.cu of the sm_90a image (its convnd-image line) for sm_90a (-Xptxas -v), disassembles it, and fails (exit 1)
 when a kernel instance
@@ -34,7 +34,9 @@ SIGNATURES = [
     ("WARPGROUP.DEPBAR", re.compile(r"\bWARPGROUP\.DEPBAR\b")),
 ]
 SERIALIZED = re.compile(r"C7514|wgmma\.mma_async instructions are serialized")
-KERNEL = re.compile(r"hopper_igemm_kernel<[^,]+, (\d+), (\d+), \d+, (true|false)>")
+# hopper_igemm_kernel<T, BN, STAGES, TMA rank, TRANSPOSED> (kernels/hopper_igemm.cu)
+KERNEL = re.compile(r"hopper_igemm_kernel<(?P<t>\w+), (?P<bn>\d+), (?P<stages>\d+), "
+                    r"(?P<rank>\d+), (?P<tr>true|false)>")
 # Transposed instances (TR = true) store y from registers: a phase's 64 rows are not one box of y
 # (kernels/hopper_igemm.cu), so they have neither UTMASTG nor STSM.
 EPILOGUE_TMA = ("UTMASTG",)
@@ -66,7 +68,7 @@ def dynamic_smem(dem):
     m = KERNEL.search(dem)
     if not m:
         return 0
-    bn, stages = int(m.group(1)), int(m.group(2))
+    bn, stages = int(m["bn"]), int(m["stages"])
     return stages * ((128 + bn) * 128 + 16) + 2 * 64 * 128 + 1024
 
 
@@ -140,7 +142,7 @@ def main():
             lines = sass.get(mangled, [])
             counts = {what: sum(1 for ln in lines if pat.search(ln)) for what, pat in SIGNATURES}
             m = KERNEL.search(dem)
-            transposed = bool(m) and m.group(3) == "true"
+            transposed = bool(m) and m["tr"] == "true"
             verdict = "ok"
             for what, n in counts.items():
                 if n == 0 and not (transposed and what in EPILOGUE_TMA):
