@@ -165,7 +165,7 @@ static convnd_status wan_setup(void *vs, int32_t small, uint64_t seed) {
 static convnd_status wan_run(void *vs, int32_t peer) {
     wan_cache *s = vs;
     if (!peer) {
-        const convnd_io io = {s->x.d, s->cache.d, s->w.d, NULL, NULL, s->y.d, s->state.d};
+        const convnd_io io = {s->x.d, s->cache.d, s->w.d, NULL, NULL, s->y.d, s->state.d, NULL};
         return convnd_plan_execute_io(s->fused, &io, s->ws, s->ws_bytes, NULL);
     }
     /* torch.cat([cache, x], dim=2); F.pad(..., H and W); conv; cache = X[:, :, -2:] */
@@ -190,7 +190,8 @@ static int32_t wan_check(void *vs, int32_t peer, double *rel_err, char *note, si
     void *yref = malloc(y->bytes), *sref = malloc(state->bytes);
     int32_t ok =
         yref && sref && tensor_download(y) == CONVND_OK && tensor_download(state) == CONVND_OK &&
-        convnd_ref_conv_io(&s->io, s->cache.h, s->x.h, s->w.h, NULL, NULL, yref, sref) == CONVND_OK;
+        convnd_ref_conv_io(&s->io, s->cache.h, s->x.h, NULL, s->w.h, NULL, NULL, yref, sref) ==
+            CONVND_OK;
     if (!ok) {
         snprintf(note, len, "validation could not run: %s", convnd_last_error());
     } else {

@@ -26,9 +26,9 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
     return convnd_check_pointers(p, &s, x, w, bias, z, y);
 }
 
-/* The inputs x, w (dy), bias, z, x_prefix of a call, in that order, then the outputs y (dw) and
- * state. A view's bytes run from its base to the end of its last element (SPEC §11). */
-enum { N_INPUTS = 5, N_OUTPUTS = 2, N_SPANS = N_INPUTS + N_OUTPUTS, Z_SPAN = 3 };
+/* The inputs x, w (dy), bias, z, x_prefix, x_suffix of a call, in that order, then the outputs y
+ * (dw) and state. A view's bytes run from its base to the end of its last element (SPEC §11). */
+enum { N_INPUTS = 6, N_OUTPUTS = 2, N_SPANS = N_INPUTS + N_OUTPUTS, Z_SPAN = 3 };
 static void call_spans(const convnd_problem *p, const convnd_problem_sizes *sizes,
                        const convnd_io *io, tensor_span spans[N_SPANS]) {
     const convnd_problem_sizes s = *sizes;
@@ -40,8 +40,9 @@ static void call_spans(const convnd_problem *p, const convnd_problem_sizes *size
     spans[2] = (tensor_span){"bias", io->bias, s.bias_numel * e, p->has_bias};
     spans[3] = (tensor_span){"z", io->z, s.z_span * e, p->has_z};
     spans[4] = (tensor_span){"x_prefix", io->x_prefix, s.prefix_numel * e, p->prefix_size > 0};
-    spans[5] = (tensor_span){wgrad ? "dw" : "y", io->y, (wgrad ? s.w_numel : s.y_span) * e, 1};
-    spans[6] = (tensor_span){"state", io->state, s.state_numel * e, p->state_size > 0};
+    spans[5] = (tensor_span){"x_suffix", io->x_suffix, s.suffix_numel * e, p->suffix_size > 0};
+    spans[6] = (tensor_span){wgrad ? "dw" : "y", io->y, (wgrad ? s.w_numel : s.y_span) * e, 1};
+    spans[7] = (tensor_span){"state", io->state, s.state_numel * e, p->state_size > 0};
 }
 
 /* Why a required tensor may be named in a NULL-pointer message */
@@ -53,7 +54,9 @@ static const char *required_because(int i) {
         return " (has_z=1)";
     case 4:
         return " (prefix_size > 0: pass it with convnd_plan_execute_io)";
-    case 6:
+    case 5:
+        return " (suffix_size > 0: pass it with convnd_plan_execute_io)";
+    case 7:
         return " (state_size > 0: pass it with convnd_plan_execute_io)";
     }
     return "";
@@ -113,7 +116,7 @@ convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_size
 convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                     const void *x, const void *w, const void *bias, const void *z,
                                     const void *y) {
-    const convnd_io io = {x, NULL, w, bias, z, (void *)y, NULL};
+    const convnd_io io = {x, NULL, w, bias, z, (void *)y, NULL, NULL};
     return convnd_check_io(p, sizes, &io);
 }
 

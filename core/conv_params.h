@@ -31,12 +31,13 @@ typedef struct convnd_conv_params {
     int32_t index64; /* 1: 64-bit indices (core/conv_params.c's rule: 2^30 elements or extents) */
     /* bits of core/problem_internal.h's CONVND_STRIDED_*: x, y or z not in its packed layout */
     int32_t strided;
-    /* SPEC §12: along padded spatial dim io_dim (0..2; -1: none) the conv reads X = cat(prefix,
-     * x): in[io_dim] counts both, prefix_len of them the prefix's; the state receives X's last
-     * state_len positions. Both tensors are x's shape with that size there, strides ps and ss. */
+    /* SPEC §12/§14: along padded spatial dim io_dim (0..2; -1: none) the conv reads X =
+     * cat(prefix, x, suffix): in[io_dim] counts all three, the first prefix_len the prefix's, the
+     * last suffix_len the suffix's; the state receives X's last state_len positions. Each
+     * tensor is x's shape with its size there, strides ps, fs and ss. */
     int32_t io_dim;
-    int64_t prefix_len, state_len, state_numel;
-    int64_t ps[5], ss[5];
+    int64_t prefix_len, suffix_len, state_len, state_numel;
+    int64_t ps[5], fs[5], ss[5];
     int32_t dims; /* the problem's spatial dims (1..3): its dim d is index 3 - dims + d here */
 } convnd_conv_params;
 

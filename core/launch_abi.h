@@ -19,6 +19,7 @@ typedef struct convnd_launch_args {
     const void *x, *w, *bias, *z;
     void *y;
     const void *x_prefix; /* SPEC §12, when params.prefix_len > 0 */
+    const void *x_suffix; /* SPEC §14, when params.suffix_len > 0 */
     void *state;          /* SPEC §12, when params.state_len > 0 */
     void *workspace;
     size_t workspace_bytes;

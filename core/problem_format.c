@@ -61,5 +61,6 @@ int convnd_problem_string(const convnd_problem *p, char *buf, size_t buf_len) {
     if (p->prefix_size || p->state_size)
         append(&s, " io_axis=%d prefix=%" PRId64 " state=%" PRId64, (int)p->io_axis, p->prefix_size,
                p->state_size);
+    if (p->suffix_size) append(&s, " io_axis=%d suffix=%" PRId64, (int)p->io_axis, p->suffix_size);
     return (int)s.used;
 }

@@ -15,10 +15,11 @@ typedef struct convnd_problem_sizes {
     int64_t x_numel, w_numel, bias_numel, y_numel;
     int64_t elem_bytes;
     convnd_layout y_layout; /* resolved, never AUTO */
-    /* SPEC §12: the input the conv reads, x's sizes with prefix_size added on io_axis (entries
-     * past dims are 1), and the prefix and state tensors' element counts (0 when unused) */
+    /* SPEC §12/§14: the input the conv reads, x's sizes with prefix_size and suffix_size added
+     * on io_axis (entries past dims are 1), and the prefix, suffix and state tensors' element
+     * counts (0 when unused) */
     int64_t in[CONVND_MAX_DIMS];
-    int64_t prefix_numel, state_numel;
+    int64_t prefix_numel, suffix_numel, state_numel;
     /* SPEC §11: element strides of x, y (dy in wgrad mode) and z over their logical dims (the
      * view's, or the packed layout's), the elements from each base pointer to the end of its
      * last one (numel when packed; 0 when empty), and which of them are not packed (bits
@@ -45,7 +46,7 @@ int convnd_view_span_overflows(const int64_t *shape, const int64_t *strides, int
 convnd_status convnd_check_io_axis(const convnd_problem *p, convnd_problem_sizes *s);
 /* 1 when p reads a prefix or writes a state. */
 static inline int32_t convnd_has_io_axis(const convnd_problem *p) {
-    return p->prefix_size > 0 || p->state_size > 0;
+    return p->prefix_size > 0 || p->suffix_size > 0 || p->state_size > 0;
 }
 
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
@@ -54,8 +55,8 @@ convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes
 /* convnd_tensor_describe of a problem convnd_problem_check already made `sizes` from: no second
  * validation (a plan's own queries). */
 convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
-                                             const convnd_problem_sizes *sizes,
-                                             convnd_tensor which, convnd_tensor_desc *out);
+                                             const convnd_problem_sizes *sizes, convnd_tensor which,
+                                             convnd_tensor_desc *out);
 
 /* Bytes per element of a dtype (0 for a value outside the enum). */
 int64_t convnd_dtype_bytes(convnd_dtype dtype);

@@ -217,13 +217,16 @@ static convnd_status check_tensor_counts(const convnd_problem *p, convnd_problem
 
     if ((st = count_tensor("bias", &p->C_out, 1, s->elem_bytes, &s->bias_numel))) return st;
 
-    s->prefix_numel = s->state_numel = 0;
+    s->prefix_numel = s->suffix_numel = s->state_numel = 0;
     if (convnd_has_io_axis(p)) { /* SPEC §12: x's shape with io_axis's size replaced */
         shape[0] = p->N;
         shape[1] = p->C_in;
         memcpy(shape + 2, p->input, sizeof(int64_t) * (size_t)d);
         shape[2 + p->io_axis] = p->prefix_size;
         if ((st = count_tensor("x_prefix", shape, d + 2, s->elem_bytes, &s->prefix_numel)))
+            return st;
+        shape[2 + p->io_axis] = p->suffix_size; /* SPEC §14 */
+        if ((st = count_tensor("x_suffix", shape, d + 2, s->elem_bytes, &s->suffix_numel)))
             return st;
         shape[2 + p->io_axis] = p->state_size;
         if ((st = count_tensor("state", shape, d + 2, s->elem_bytes, &s->state_numel))) return st;

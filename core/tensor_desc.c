@@ -30,8 +30,8 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
 }
 
 convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
-                                             const convnd_problem_sizes *sizes,
-                                             convnd_tensor which, convnd_tensor_desc *out) {
+                                             const convnd_problem_sizes *sizes, convnd_tensor which,
+                                             convnd_tensor_desc *out) {
     const convnd_problem_sizes s = *sizes;
     convnd_tensor_desc d;
     memset(&d, 0, sizeof d);
@@ -45,6 +45,7 @@ convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
     switch (which) {
     case CONVND_X:
     case CONVND_X_PREFIX:
+    case CONVND_X_SUFFIX:
     case CONVND_STATE:
         d.rank = dims + 2;
         d.shape[0] = p->N;
@@ -59,12 +60,18 @@ convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
         }
         if (!convnd_has_io_axis(p))
             return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                                "tensor=%s: the problem has no prefix or state (prefix_size=0, "
-                                "state_size=0)",
-                                which == CONVND_STATE ? "state" : "x_prefix");
-        /* SPEC §12: x's shape with io_axis's size replaced, packed in x's layout */
-        d.shape[2 + p->io_axis] = which == CONVND_STATE ? p->state_size : p->prefix_size;
-        d.numel = which == CONVND_STATE ? s.state_numel : s.prefix_numel;
+                                "tensor=%s: the problem has no prefix, suffix or state "
+                                "(prefix_size=0, suffix_size=0, state_size=0)",
+                                which == CONVND_STATE      ? "state"
+                                : which == CONVND_X_PREFIX ? "x_prefix"
+                                                           : "x_suffix");
+        /* SPEC §12/§14: x's shape with io_axis's size replaced, packed in x's layout */
+        d.shape[2 + p->io_axis] = which == CONVND_STATE      ? p->state_size
+                                  : which == CONVND_X_PREFIX ? p->prefix_size
+                                                             : p->suffix_size;
+        d.numel = which == CONVND_STATE      ? s.state_numel
+                  : which == CONVND_X_PREFIX ? s.prefix_numel
+                                             : s.suffix_numel;
         break;
     case CONVND_W:
         d.rank = dims + 2;
@@ -94,7 +101,7 @@ convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
     default:
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "tensor=%d is not a convnd_tensor (0 x, 1 w, 2 bias, 3 y, 4 z, "
-                            "5 x_prefix, 6 state)",
+                            "5 x_prefix, 6 state, 7 x_suffix)",
                             (int)which);
     }
     convnd_layout_strides(d.shape, d.rank, d.layout, d.strides);

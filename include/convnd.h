@@ -119,6 +119,9 @@ typedef struct convnd_problem {
      * convnd_plan_execute_io. All 0 (the default): neither. */
     int32_t io_axis;
     int64_t prefix_size, state_size;
+    /* SPEC §14: a suffix of suffix_size positions after x on the same axis, X = cat(x_prefix, x,
+     * x_suffix); shaped and packed like the prefix, passed to convnd_plan_execute_io. */
+    int64_t suffix_size;
 } convnd_problem;
 
 /* Defaults: forward, N=1, groups=1, stride=dilation=1, padding 0, f32, channels-first x and w,
@@ -139,7 +142,8 @@ typedef enum convnd_tensor {
     CONVND_Y = 3,
     CONVND_Z = 4,
     CONVND_X_PREFIX = 5, /* SPEC §12: [N, C_in, I...] with prefix_size on io_axis */
-    CONVND_STATE = 6     /* SPEC §12: [N, C_in, I...] with state_size on io_axis */
+    CONVND_STATE = 6,    /* SPEC §12: [N, C_in, I...] with state_size on io_axis */
+    CONVND_X_SUFFIX = 7  /* SPEC §14: [N, C_in, I...] with suffix_size on io_axis */
 } convnd_tensor;
 
 /* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
@@ -161,6 +165,23 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
 
 /* Output spatial sizes O[0..dims-1] (validates p). */
 convnd_status convnd_output_size(const convnd_problem *p, int64_t out[CONVND_MAX_DIMS]);
+
+/* SPEC §14: one shard's part of a forward convolution sharded along spatial dim `axis` of p (p
+ * is the whole problem: input[axis] = I, without a prefix, suffix or state). The shard holding
+ * input rows [shard_begin, shard_begin + shard_size) computes output rows [out_begin, out_end)
+ * (none when equal), whose windows read input rows [in_begin, in_end) (unclipped: those outside
+ * [0, I) are the original padding); prefix_size of them lie before the shard and suffix_size
+ * after it, in other shards. Its own problem is p with input[axis] = shard_size, prefix_size
+ * and suffix_size as here and pad_before/pad_after[axis] = pad_before/pad_after here (negative
+ * values crop), whose output is exactly those rows. */
+typedef struct convnd_shard {
+    int64_t out_begin, out_end;
+    int64_t in_begin, in_end;
+    int64_t prefix_size, suffix_size;
+    int64_t pad_before, pad_after;
+} convnd_shard;
+convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                int64_t shard_size, convnd_shard *out);
 
 /* ATen's default output layout: channels-last when x or w is channels-last. */
 convnd_layout convnd_default_output_layout(convnd_layout x_layout, convnd_layout w_layout);
@@ -264,6 +285,7 @@ convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, cons
 typedef struct convnd_io {
     const void *x, *x_prefix, *w, *bias, *z;
     void *y, *state;
+    const void *x_suffix; /* SPEC §14: read when suffix_size > 0 */
 } convnd_io;
 /* convnd_plan_execute with every tensor of convnd_io; convnd_plan_execute and conv_nd pass NULL
  * for x_prefix and state, so a problem that reads or writes them needs this entry. */

@@ -19,7 +19,8 @@ namespace CONVND_NS {
 template <typename T, typename Idx>
 __device__ __forceinline__ float
 direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T *__restrict__ w,
-                   const T *__restrict__ prefix, const conv_out_index<Idx> &at) {
+                   const T *__restrict__ prefix, const T *__restrict__ suffix,
+                   const conv_out_index<Idx> &at) {
     const Idx cin_g = (Idx)p.cin_g;
     const Idx ci0 = (at.c / (Idx)p.cout_g) * cin_g; /* first input channel of co's group */
     const Idx w_c = at.c * (Idx)p.ws[0];
@@ -37,7 +38,7 @@ direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T
                 if (!conv_forward_input<Idx>(at.o[2], k2, p.s[2], p.d[2], p.p0[2], p.in[2], i2))
                     continue;
                 const io_axis_tap<T, Idx> xp =
-                    io_axis_input_tap<T, Idx>(p, x, prefix, at.n, ci0, i0, i1, i2);
+                    io_axis_input_tap<T, Idx>(p, x, prefix, suffix, at.n, ci0, i0, i1, i2);
                 const T *wp = w + w_c + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
                 for (Idx cl = 0; cl < cin_g; ++cl)
                     acc = fmaf(conv_load(xp.at, cl * xp.c_stride), conv_load(wp, cl * ws_c), acc);
@@ -83,23 +84,24 @@ direct_transposed_acc(const convnd_conv_params &p, const T *__restrict__ x, cons
 }
 
 /* z may be y (in place), so neither carries __restrict__. The grid-stride loop covers y, then
- * the state (SPEC §12), in one launch. */
+ * the state (SPEC §12), in one launch; the prefix and the suffix (SPEC §14) are read in place. */
 template <typename T, typename Idx>
 __global__ void direct_conv_kernel(const convnd_conv_params p, const T *__restrict__ x,
                                    const T *__restrict__ w, const T *__restrict__ bias, const T *z,
-                                   T *y, const T *__restrict__ prefix, T *__restrict__ state) {
+                                   T *y, const T *__restrict__ prefix, const T *__restrict__ suffix,
+                                   T *__restrict__ state) {
     const Idx outputs = (Idx)p.y_numel, total = outputs + (Idx)p.state_numel;
     const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
          linear += step) {
         if (linear >= outputs) {
-            io_axis_state_element<T, Idx>(p, x, prefix, state, linear - outputs);
+            io_axis_state_element<T, Idx>(p, x, prefix, suffix, state, linear - outputs);
             continue;
         }
         const conv_out_index<Idx> at = conv_output_index<Idx>(p, linear);
         const float acc = p.mode == CONVND_TRANSPOSED
                               ? direct_transposed_acc<T, Idx>(p, x, w, at)
-                              : direct_forward_acc<T, Idx>(p, x, w, prefix, at);
+                              : direct_forward_acc<T, Idx>(p, x, w, prefix, suffix, at);
         const Idx y_off = conv_offset<Idx>(p.ys, at.n, at.c, at.o[0], at.o[1], at.o[2]);
         const Idx z_off = conv_offset<Idx>(p.zs, at.n, at.c, at.o[0], at.o[1], at.o[2]);
         conv_store(y, y_off, conv_epilogue<T, Idx>(p, acc, bias, z, at.c, z_off));
@@ -119,7 +121,7 @@ static convnd_status direct_launch_typed(const convnd_launch_args *a, int thread
     auto kernel = &direct_conv_kernel<T, Idx>;
     return convnd_launch(kernel, dim3((unsigned)blocks), dim3((unsigned)threads), 0, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
-                         (T *)a->y, (const T *)a->x_prefix, (T *)a->state);
+                         (T *)a->y, (const T *)a->x_prefix, (const T *)a->x_suffix, (T *)a->state);
 }
 
 template <typename T>

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include "conv_params.h"
+#include "io_axis.cuh"
 
 namespace CONVND_NS {
 
@@ -112,24 +113,29 @@ __host__ inline igemm_geometry igemm_make_geometry(const convnd_conv_params &p, 
     return g;
 }
 
-/* The prefix kernel's (igemm_io_kernel) view of SPEC §12: I[io_dim] above counts X = cat(prefix,
- * x); the first prefix_len positions along padded dim io_dim are the prefix's, at strides ps.
- * An empty struct stands for "no prefix" (igemm_block_tile's default). */
+/* The prefix kernel's (igemm_io_kernel) view of SPEC §12 and §14: I[io_dim] above counts X =
+ * cat(prefix, x, suffix); along padded dim io_dim the first prefix_len positions are the
+ * prefix's (strides ps), the next x_len x's, the rest the suffix's (strides fs). An empty struct
+ * stands for "no prefix" (igemm_block_tile's default). */
 struct igemm_io_geometry {
-    const void *prefix;
-    int32_t io_dim, prefix_len;
-    int32_t ps[5];
+    const void *prefix, *suffix;
+    int32_t io_dim, prefix_len, x_len;
+    int32_t ps[5], fs[5];
 };
 struct igemm_no_io {};
 
 __host__ inline igemm_io_geometry igemm_make_io_geometry(const convnd_conv_params &p,
-                                                         const void *prefix) {
+                                                         const void *prefix, const void *suffix) {
     igemm_io_geometry io;
     io.prefix = prefix;
+    io.suffix = suffix;
     io.io_dim = p.io_dim;
     io.prefix_len = (int32_t)p.prefix_len;
-    for (int i = 0; i < 5; ++i)
+    io.x_len = (int32_t)io_axis_x_len(p);
+    for (int i = 0; i < 5; ++i) {
         io.ps[i] = (int32_t)p.ps[i];
+        io.fs[i] = (int32_t)p.fs[i];
+    }
     return io;
 }
 

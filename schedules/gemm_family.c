@@ -10,19 +10,20 @@ static const convnd_gemm_tiles *tiles_of(convnd_gemm_variant v) {
     return v == CONVND_GEMM_TC ? &convnd_gemm_tc_tiles : &convnd_gemm_simt_tiles;
 }
 
-/* A prefix or a state (SPEC §12; views_support.c has checked that the family reads them): only
- * the configurations with the prefix kernel instance (igemm_io_kernel). */
+/* A prefix, a suffix or a state (SPEC §12, §14; views_support.c has checked that the family
+ * reads them): only the configurations with the prefix kernel instance (igemm_io_kernel). */
 static int32_t gemm_prefix_state_fits(const convnd_gemm_family *f, convnd_gemm_variant v,
                                       const convnd_conv_params *params, int32_t config,
                                       char *reason, size_t reason_len) {
     if (params->io_dim < 0 || !f->prefix_state) return 1;
     const convnd_gemm_tiles *t = tiles_of(v);
     if (t->tiles[config].bk <= CONVND_IGEMM_IO_MAX_BK) return 1;
-    return convnd_refuse(reason, reason_len,
-                         "config %s (BK=%d) has no prefix/state kernel (prefix_size=%" PRId64
-                         ", state_size=%" PRId64 "): %s builds it for BK <= %d",
-                         t->names[config], (int)t->tiles[config].bk, params->prefix_len,
-                         params->state_len, f->names[v], CONVND_IGEMM_IO_MAX_BK);
+    return convnd_refuse(
+        reason, reason_len,
+        "config %s (BK=%d) has no prefix/state kernel (prefix_size=%" PRId64
+        ", suffix_size=%" PRId64 ", state_size=%" PRId64 "): %s builds it for BK <= %d",
+        t->names[config], (int)t->tiles[config].bk, params->prefix_len, params->suffix_len,
+        params->state_len, f->names[v], CONVND_IGEMM_IO_MAX_BK);
 }
 
 int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,

@@ -97,9 +97,10 @@ static int32_t hopper_map_fits(const convnd_conv_params *params, int32_t d, int6
     return 1;
 }
 
-/* x's own extent along padded dim t (params->in counts a prefix as well, SPEC §12). */
+/* x's own extent along padded dim t (params->in counts a prefix and a suffix as well, SPEC §12,
+ * §14). */
 static int64_t hopper_x_extent(const convnd_conv_params *params, int32_t t) {
-    return params->in[t] - (t == params->io_dim ? params->prefix_len : 0);
+    return params->in[t] - (t == params->io_dim ? params->prefix_len + params->suffix_len : 0);
 }
 
 static int32_t hopper_forward_fits(const convnd_conv_params *params, char *reason,

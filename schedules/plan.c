@@ -58,6 +58,7 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io,
         .z = plan->problem.has_z ? io->z : NULL,
         .y = io->y,
         .x_prefix = plan->problem.prefix_size > 0 ? io->x_prefix : NULL,
+        .x_suffix = plan->problem.suffix_size > 0 ? io->x_suffix : NULL,
         .state = plan->problem.state_size > 0 ? io->state : NULL,
         .workspace = workspace,
         .workspace_bytes = given,
@@ -178,7 +179,7 @@ convnd_status convnd_plan_execute_io(const convnd_plan_t *plan, const convnd_io 
 convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, const void *w,
                                   const void *bias, const void *z, void *y, void *workspace,
                                   size_t workspace_bytes, void *stream) {
-    const convnd_io io = {x, NULL, w, bias, z, y, NULL};
+    const convnd_io io = {x, NULL, w, bias, z, y, NULL, NULL};
     return convnd_plan_execute_io(plan, &io, workspace, workspace_bytes, stream);
 }
 

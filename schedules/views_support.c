@@ -12,9 +12,9 @@ int32_t convnd_schedule_reads_ok(const convnd_schedule *s, const convnd_problem 
     if (params->io_dim >= 0 && !(s->reads & CONVND_READS_PREFIX_STATE))
         return convnd_refuse(
             reason, reason_len,
-            "schedule '%s' reads no prefix and writes no state (prefix_size=%" PRId64
-            ", state_size=%" PRId64 "; 'direct' does)",
-            s->name, p->prefix_size, p->state_size);
+            "schedule '%s' reads no prefix or suffix and writes no state (prefix_size=%" PRId64
+            ", suffix_size=%" PRId64 ", state_size=%" PRId64 "; 'direct' does)",
+            s->name, p->prefix_size, p->suffix_size, p->state_size);
     /* a view that addresses its tensor as the packed layout does is no view */
     if (!params->strided || (s->reads & CONVND_READS_VIEWS)) return 1;
     const int32_t xy_views = (s->reads & CONVND_READS_XY_VIEWS) != 0;

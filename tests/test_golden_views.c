@@ -1,7 +1,8 @@
-/* PyTorch golden fixtures of views (SPEC §11), prefix inputs and state outputs (SPEC §12)
- * (tests/golden/views/gen_golden_views.py): the copy-based code users write today (Wan's cat +
- * pad + conv3d causal cache and causal conv1d over cat(prefix, x), slice writes into bigger
- * buffers, convs of slices and padded pitches) replayed through convnd_plan_create +
+/* PyTorch golden fixtures of views (SPEC §11), prefix inputs and state outputs (SPEC §12) and
+ * halo inputs (SPEC §14) (tests/golden/views/gen_golden_views.py): the copy-based code users
+ * write today (Wan's cat + pad + conv3d causal cache and causal conv1d over cat(prefix, x), a
+ * shard's cat(prefix, shard, suffix) + pad + conv, slice writes into bigger buffers, convs of
+ * slices and padded pitches) replayed through convnd_plan_create +
  * convnd_plan_execute_io on the active device, with the planner's choice and with every
  * schedule:config that supports the case, in every thread order, y's view and the state poisoned
  * before each run. y must land within its dtype's tolerance of PyTorch's float64 result; the
@@ -25,7 +26,7 @@
 #include "test_tolerance.h"
 
 #define GOLDEN_VIEWS_DIR CONVND_TESTS_DIR "/golden/views"
-#define GOLDEN_VIEWS_MIN_CASES 23
+#define GOLDEN_VIEWS_MIN_CASES 27
 /* The reference and PyTorch both compute in f64 and differ only in summation order and libm
  * (~1e-16 per term, relative to the magnitude); a semantic error is O(1). */
 #define GOLDEN_F64_TOL 1e-12
@@ -50,11 +51,11 @@ TestSuite(golden_views, .init = load_fixtures, .fini = free_fixtures, .timeout =
 typedef struct views_case {
     const golden_case *c;
     convnd_problem p; /* as the generator wrote it */
-    convnd_tensor_desc yd, pd, sd;
+    convnd_tensor_desc yd, pd, fd, sd;
     size_t es;
     int x_in_y, z_in_y; /* x or z is a view of y's buffer */
     int64_t xn, zn, yn, wn, xat, zat, yat;
-    void *xbuf, *prefix, *w, *bias, *zbuf;
+    void *xbuf, *prefix, *suffix, *w, *bias, *zbuf;
     void *ybuf;             /* y's buffer before the call: fixture contents or poison */
     unsigned char *in_view; /* yn flags: the elements of y's buffer that y's view covers */
     const double *expected; /* yn values: the whole buffer after PyTorch's code */
@@ -121,9 +122,11 @@ static void views_case_load(views_case *v, const golden_case *c) {
     const convnd_dtype dt = p->dtype;
     v->es = convnd_ref_dtype_size(dt);
     cr_assert_eq(convnd_tensor_describe(p, CONVND_Y, &v->yd), CONVND_OK, "%s", convnd_last_error());
-    const int io = p->prefix_size > 0 || p->state_size > 0;
+    const int io = p->prefix_size > 0 || p->suffix_size > 0 || p->state_size > 0;
     if (p->prefix_size > 0)
         cr_assert_eq(convnd_tensor_describe(p, CONVND_X_PREFIX, &v->pd), CONVND_OK);
+    if (p->suffix_size > 0)
+        cr_assert_eq(convnd_tensor_describe(p, CONVND_X_SUFFIX, &v->fd), CONVND_OK);
     if (p->state_size > 0) cr_assert_eq(convnd_tensor_describe(p, CONVND_STATE, &v->sd), CONVND_OK);
     convnd_tensor_desc wd;
     cr_assert_eq(convnd_tensor_describe(p, CONVND_W, &wd), CONVND_OK);
@@ -137,6 +140,7 @@ static void views_case_load(views_case *v, const golden_case *c) {
     v->xbuf = v->x_in_y ? NULL : fixture_tensor(c, "xo", v->xn, dt);
     v->zbuf = v->z_in_y ? NULL : fixture_tensor(c, "zo", v->zn, dt);
     v->prefix = fixture_tensor(c, "po", v->pd.numel, dt);
+    v->suffix = golden_get(c, "fo") ? fixture_tensor(c, "fo", v->fd.numel, dt) : NULL;
     v->wn = wd.numel;
     v->w = fixture_tensor(c, "wo", v->wn, dt);
     v->bias = fixture_tensor(c, "bo", p->C_out, dt);
@@ -148,6 +152,7 @@ static void views_case_load(views_case *v, const golden_case *c) {
     }
     cr_assert((v->xbuf != NULL) != v->x_in_y, "%s: x's buffer", c->name);
     cr_assert((v->prefix != NULL) == (p->prefix_size > 0), "%s: x_prefix", c->name);
+    cr_assert((v->suffix != NULL) == (p->suffix_size > 0), "%s: x_suffix", c->name);
     cr_assert((v->bias != NULL) == (p->has_bias != 0), "%s: bias", c->name);
     cr_assert((v->zbuf != NULL || v->z_in_y) == (p->has_z != 0), "%s: z", c->name);
     const int64_t eo = gint(c, "eo"), so = gint(c, "so");
@@ -168,13 +173,15 @@ static void views_case_load(views_case *v, const golden_case *c) {
                   (long long)i, e);
     }
 
-    /* the reference: over X = cat(x_prefix, x) as an explicit copy when the case has a prefix or
-     * a state, else on the views themselves */
+    /* the reference: over X = cat(x_prefix, x, x_suffix) as an explicit copy when the case has a
+     * prefix, a suffix or a state, else on the views themselves */
     const void *x = v->x_in_y ? at(v->ybuf, v->xat, v->es) : at(v->xbuf, v->xat, v->es);
     const void *z = v->z_in_y ? at(v->ybuf, v->zat, v->es) : at(v->zbuf, v->zat, v->es);
     convnd_problem q = *p;
     void *X = NULL;
-    if (io) cr_assert_eq(convnd_ref_io_input(p, v->prefix, x, &q, &X), CONVND_OK, "%s", c->name);
+    if (io)
+        cr_assert_eq(convnd_ref_io_input(p, v->prefix, x, v->suffix, &q, &X), CONVND_OK, "%s",
+                     c->name);
     const int64_t y_span = v->yd.bytes / (int64_t)v->es;
     double *exact = calloc((size_t)y_span + 1, sizeof(double));
     v->mag = calloc((size_t)y_span + 1, sizeof(double));
@@ -201,7 +208,8 @@ static void views_case_load(views_case *v, const golden_case *c) {
 }
 
 static void views_case_free(views_case *v) {
-    free(v->xbuf), free(v->zbuf), free(v->prefix), free(v->w), free(v->bias), free(v->ybuf);
+    free(v->xbuf), free(v->zbuf), free(v->prefix), free(v->suffix), free(v->w), free(v->bias);
+    free(v->ybuf);
     free(v->in_view), free(v->state_expected), free(v->mag);
 }
 
@@ -236,6 +244,7 @@ static int run_once(const views_case *v, const convnd_problem *p, const char *ro
     void *dx = v->x_in_y ? dy : test_device_upload(dt, v->xbuf, v->xn);
     void *dz = v->z_in_y ? dy : v->zbuf ? test_device_upload(dt, v->zbuf, v->zn) : NULL;
     void *dp = v->prefix ? test_device_upload(dt, v->prefix, v->pd.numel) : NULL;
+    void *df = v->suffix ? test_device_upload(dt, v->suffix, v->fd.numel) : NULL;
     void *dw = test_device_upload(dt, v->w, v->wn);
     void *db = v->bias ? test_device_upload(dt, v->bias, p->C_out) : NULL;
     void *ds = p->state_size > 0 ? test_device_upload(dt, NULL, v->sd.numel) : NULL; /* poison */
@@ -245,8 +254,14 @@ static int run_once(const views_case *v, const convnd_problem *p, const char *ro
     if (ws_bytes) cr_assert_eq(convnd_malloc(&ws, ws_bytes), CONVND_OK);
     cr_assert(dy && dx && dw);
 
-    const convnd_io io = {
-        at(dx, v->xat, es), dp, dw, db, at(dz, v->zat, es), (char *)dy + es * (size_t)v->yat, ds};
+    const convnd_io io = {at(dx, v->xat, es),
+                          dp,
+                          dw,
+                          db,
+                          at(dz, v->zat, es),
+                          (char *)dy + es * (size_t)v->yat,
+                          ds,
+                          df};
     st = convnd_plan_execute_io(plan, &io, ws, ws_bytes, NULL);
     if (st == CONVND_OK) st = convnd_synchronize(NULL);
     cr_assert_eq(convnd_memcpy_d2h(got, dy, es * (size_t)v->yn), CONVND_OK);
@@ -297,7 +312,7 @@ static int run_once(const views_case *v, const convnd_problem *p, const char *ro
               first_state >= 0 ? convnd_ref_load(dt, v->state_expected, first_state) : 0.0);
 
     convnd_plan_destroy(plan);
-    void *dev[] = {dy, v->x_in_y ? NULL : dx, v->z_in_y ? NULL : dz, dp, dw, db, ds, ws};
+    void *dev[] = {dy, v->x_in_y ? NULL : dx, v->z_in_y ? NULL : dz, dp, df, dw, db, ds, ws};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
         if (dev[i]) convnd_free(dev[i]);
     free(before), free(got), free(state_got);
@@ -402,7 +417,7 @@ static int run_kind(const char *kind) {
 
 Test(golden_views, fixtures_cover_the_patterns) {
     cr_assert_geq(fixtures.count, GOLDEN_VIEWS_MIN_CASES, "only %d cases", (int)fixtures.count);
-    int cache = 0, slice_y = 0, slice_x = 0, cl = 0, half = 0, state = 0, in_place = 0,
+    int cache = 0, slice_y = 0, slice_x = 0, halo = 0, cl = 0, half = 0, state = 0, in_place = 0,
         prefix_x_view = 0;
     for (int32_t i = 0; i < fixtures.count; ++i) {
         const golden_case *c = &fixtures.cases[i];
@@ -411,6 +426,7 @@ Test(golden_views, fixtures_cover_the_patterns) {
         cache += !strcmp(k, "cache");
         slice_y += !strcmp(k, "slice_y");
         slice_x += !strcmp(k, "slice_x");
+        halo += !strcmp(k, "halo");
         const convnd_problem p = case_problem(c);
         cl += p.x_layout == CONVND_CHANNELS_LAST;
         half += p.dtype != CONVND_F32;
@@ -418,7 +434,8 @@ Test(golden_views, fixtures_cover_the_patterns) {
         in_place += strcmp(golden_get(c, "zo"), "y") == 0;
         prefix_x_view += p.prefix_size > 0 && p.x_view.custom;
     }
-    cr_expect_eq(cache + slice_y + slice_x, fixtures.count, "cases of an unknown kind");
+    cr_expect_eq(cache + slice_y + slice_x + halo, fixtures.count, "cases of an unknown kind");
+    cr_expect_geq(halo, 4, "halo cases: %d", halo);
     cr_expect_geq(cache, 10, "cache cases: %d", cache);
     cr_expect_geq(slice_y, 5, "slice_y cases: %d", slice_y);
     cr_expect_geq(slice_x, 3, "slice_x cases: %d", slice_x);
@@ -431,6 +448,11 @@ Test(golden_views, fixtures_cover_the_patterns) {
 
 Test(golden_views, cat_conv_causal_cache) {
     cr_assert_gt(run_kind("cache"), 0);
+}
+
+/* SPEC §14: one shard's rows of a sharded conv over cat(prefix, shard, suffix) + pad */
+Test(golden_views, cat_conv_halo) {
+    cr_assert_gt(run_kind("halo"), 0);
 }
 
 Test(golden_views, slice_writes) {

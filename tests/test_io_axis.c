@@ -1,9 +1,11 @@
-/* A prefix input and a state output along one spatial axis (SPEC §12), on every schedule that
- * reads them: y against the reference conv over the explicit X = cat(x_prefix, x), the state
- * bit for bit against X's last positions, in every thread order, y and the state poisoned first;
- * chunked runs with the carried state equal the whole run bit for bit (conv1d, and the time axis
- * of a causal conv3d); the causal-cache binding; every other schedule declines; bad prefixes,
- * states and pointers are refused with nothing written. */
+/* A prefix and a suffix input and a state output along one spatial axis (SPEC §12, §14), on
+ * every schedule that reads them: y against the reference conv over the explicit X =
+ * cat(x_prefix, x, x_suffix), the state bit for bit against X's last positions, in every thread
+ * order, y and the state poisoned first; chunked runs with the carried state equal the whole run
+ * bit for bit (conv1d, and the time axis of a causal conv3d); sharded runs with their halos
+ * equal the whole run bit for bit (SPEC §14's identity, convnd_shard_rows); the causal-cache
+ * binding; every other schedule declines; bad prefixes, suffixes, states and pointers are
+ * refused with nothing written. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -74,54 +76,84 @@ static const test_case_text io_cases[] = {
     /* a state only, on the GEMM shapes; a state longer than X */
     {"gemm_state_only_f16_cl", "fwd 2d N=1 Ci=8 Co=8 I=4,5 K=3 P0=1 P1=1 f16 x=cl w=cl axis=0 st=6",
      0},
+    /* SPEC §14: halos on both sides (a shard's view of its neighbours' rows), a suffix alone, a
+     * suffix with a state (the state then ends inside the suffix), cropping pads */
+    {"halo_both_1d", "fwd 1d N=2 Ci=3 Co=2 I=5 K=3 D=2 axis=0 pre=2 suf=3", 0},
+    {"suffix_only_2d_width", "fwd 2d N=1 Ci=2 Co=3 I=4,3 K=3 S=1,2 P0=1,-1 P1=0,-1 axis=1 suf=4",
+     0},
+    {"suffix_state_1d", "fwd 1d N=2 Ci=2 Co=2 I=4 K=3 P0=0 axis=0 pre=1 st=3 suf=2", 0},
+    {"gemm_halo_conv2d_f16_cl",
+     "fwd 2d N=2 Ci=16 Co=24 I=3,5 K=3 S=2,1 P0=-1,1 P1=0,1 f16 x=cl w=cl bias axis=0 pre=2 suf=3",
+     0},
+    {"gemm_halo_width_dilated_f32_cl",
+     "fwd 2d N=1 Ci=8 Co=8 I=4,3 K=3 D=1,2 P0=1,0 P1=1,-1 x=cl w=cl axis=1 pre=1 suf=4", 0},
+    {"gemm_suffix_conv3d_bf16_cl",
+     "fwd 3d N=1 Ci=16 Co=16 I=3,3,4 K=3 P0=0,1,1 P1=0,1,1 bf16 x=cl w=cl axis=1 suf=2 st=2", 0},
+    {"gemm_halo_cf_tf32", "fwd 2d N=2 Ci=8 Co=8 I=3,4 K=3 P0=1 P1=-1 tf32 bias axis=0 pre=1 suf=2",
+     0},
+    {"gemm_halo_odd_channels_bf16_cl",
+     "fwd 1d N=2 Ci=10 Co=9 I=4 K=5 P0=1 P1=2 bf16 x=cl w=cl axis=0 pre=3 suf=5", 0},
 };
 #define IO_CASES (sizeof io_cases / sizeof io_cases[0])
 
-/* Runs p (with its prefix/state) on spec in every thread order: y against the reference over
- * the explicit X, the state bit for bit. */
+/* A host tensor of n elements uploaded to the device, one element past a 16-byte boundary when
+ * misalign (vector paths must fall back to element loads); *buffer is what to free. */
+static void *upload_maybe_misaligned(convnd_dtype dt, const void *h, int64_t n, int misalign,
+                                     void **buffer) {
+    const size_t es = convnd_ref_dtype_size(dt);
+    if (!misalign) return *buffer = test_device_upload(dt, h, n);
+    void *shifted = calloc((size_t)n + 1, es);
+    cr_assert(shifted);
+    memcpy((char *)shifted + es, h, es * (size_t)n);
+    *buffer = test_device_upload(dt, shifted, n + 1);
+    free(shifted);
+    return *buffer ? (char *)*buffer + es : NULL;
+}
+
+/* Runs p (with its prefix/suffix/state) on spec in every thread order: y against the reference
+ * over the explicit X, the state bit for bit. */
 static void run_io_case(const char *spec, const char *id, const convnd_problem *p, int z_in_place,
                         uint64_t seed, int misalign_prefix) {
     char text[512], err[512];
     convnd_problem_format(text, sizeof text, p);
-    convnd_tensor_desc xd, pd, sd;
+    convnd_tensor_desc xd, pd, fd, sd;
     cr_assert_eq(convnd_tensor_describe(p, CONVND_X, &xd), CONVND_OK, "%s", convnd_last_error());
     cr_assert_eq(convnd_tensor_describe(p, CONVND_X_PREFIX, &pd), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(p, CONVND_X_SUFFIX, &fd), CONVND_OK);
     cr_assert_eq(convnd_tensor_describe(p, CONVND_STATE, &sd), CONVND_OK);
     const size_t es = convnd_ref_dtype_size(p->dtype);
     const int64_t x_span = xd.bytes / (int64_t)es;
     test_rng r = test_rng_seed(seed);
     void *hx = malloc(es * (size_t)(x_span + 1)), *hp = malloc(es * (size_t)(pd.numel + 1));
+    void *hf = malloc(es * (size_t)(fd.numel + 1));
     void *sref = malloc(es * (size_t)(sd.numel + 1)), *sgot = malloc(es * (size_t)(sd.numel + 1));
-    cr_assert(hx && hp && sref && sgot);
+    cr_assert(hx && hp && hf && sref && sgot);
     test_fill_random(p->dtype, hx, x_span, &r);
     test_fill_random(p->dtype, hp, pd.numel, &r);
+    test_fill_random(p->dtype, hf, fd.numel, &r);
     convnd_problem q;
     void *X;
-    cr_assert_eq(convnd_ref_io_input(p, hp, hx, &q, &X), CONVND_OK);
+    cr_assert_eq(convnd_ref_io_input(p, hp, hx, hf, &q, &X), CONVND_OK);
     cr_assert_eq(convnd_ref_state(p, &q, X, sref), CONVND_OK);
     test_conv_case c;
     cr_assert(test_case_init(&c, &q, z_in_place, test_rng_next(&r), err, sizeof err), "%s: %s", id,
               err);
     cr_assert(test_case_set_inputs(&c, X, NULL, err, sizeof err), "%s: %s", id, err);
-    /* misalign_prefix: the prefix one element past a 16-byte boundary (vector paths must fall
-     * back to element loads) */
-    void *hp_shifted = malloc(es * (size_t)(pd.numel + 1));
-    cr_assert(hp_shifted);
-    memset(hp_shifted, 0, es);
-    memcpy((char *)hp_shifted + es, hp, es * (size_t)pd.numel);
-    void *dp_buffer = misalign_prefix ? test_device_upload(p->dtype, hp_shifted, pd.numel + 1)
-                                      : test_device_upload(p->dtype, hp, pd.numel);
-    void *dp = misalign_prefix ? (char *)dp_buffer + es : dp_buffer;
+    /* misalign_prefix: the prefix (1) or the suffix (2) one element past a 16-byte boundary */
+    void *dp_buffer, *df_buffer;
+    void *dp = upload_maybe_misaligned(p->dtype, hp, pd.numel, misalign_prefix == 1, &dp_buffer);
+    void *df = upload_maybe_misaligned(p->dtype, hf, fd.numel, misalign_prefix == 2, &df_buffer);
     void *dx = test_device_upload(p->dtype, hx, x_span);
     void *ds = test_device_upload(p->dtype, NULL, sd.numel);
-    cr_assert(dp && dx && ds);
+    cr_assert(dp && df && dx && ds);
     for (int order = 0; order < test_order_count(); ++order) {
         test_order_apply(order);
         test_poison_fill(p->dtype, sgot, sd.numel > 0 ? sd.numel : 1);
         cr_assert_eq(convnd_memcpy_h2d(ds, sgot, es * (size_t)(sd.numel > 0 ? sd.numel : 1)),
                      CONVND_OK);
-        const convnd_status st = test_case_run_io(&c, p, spec, p->prefix_size ? dp : NULL, dx,
-                                                  p->state_size ? ds : NULL);
+        const convnd_status st =
+            test_case_run_io(&c, p, spec, p->prefix_size ? dp : NULL, dx,
+                             p->suffix_size ? df : NULL, p->state_size ? ds : NULL);
         char msg[1024] = "";
         const int ok = st == CONVND_OK && test_case_check(&c, msg, sizeof msg);
         cr_expect(ok, "%s case %s (order %s): %s%s\n  problem: %s", spec, id,
@@ -133,13 +165,14 @@ static void run_io_case(const char *spec, const char *id, const convnd_problem *
                   spec, id, test_order_name(order), (long long)p->state_size, text);
     }
     convnd_free(dp_buffer);
+    convnd_free(df_buffer);
     convnd_free(dx);
     convnd_free(ds);
-    free(hp_shifted);
     test_case_free(&c);
     free(X);
     free(hx);
     free(hp);
+    free(hf);
     free(sref);
     free(sgot);
 }
@@ -165,16 +198,16 @@ ParameterizedTest(test_schedule_config *sc, io_axis, forced_schedules) {
         const int32_t ok = convnd_schedule_supports(spec, &p, reason, sizeof reason);
         if (!(s->reads & CONVND_READS_PREFIX_STATE)) {
             cr_expect(!ok, "%s reads no prefix but accepts case %s", spec, io_cases[i].id);
-            cr_expect(strstr(reason, "reads no prefix and writes no state") != NULL,
+            cr_expect(strstr(reason, "reads no prefix or suffix and writes no state") != NULL,
                       "%s on case %s: reason '%s'", spec, io_cases[i].id, reason);
             continue;
         }
         /* A schedule that reads prefixes takes every case it takes without one (the same conv
          * over x of X's size), but for configurations without the prefix kernel, which say so. */
         convnd_problem plain = p;
-        plain.input[p.io_axis] += p.prefix_size;
+        plain.input[p.io_axis] += p.prefix_size + p.suffix_size;
         plain.io_axis = 0;
-        plain.prefix_size = plain.state_size = 0;
+        plain.prefix_size = plain.suffix_size = plain.state_size = 0;
         char plain_reason[512] = "";
         const int32_t plain_ok =
             convnd_schedule_supports(spec, &plain, plain_reason, sizeof plain_reason);
@@ -190,10 +223,13 @@ ParameterizedTest(test_schedule_config *sc, io_axis, forced_schedules) {
         ++ran;
         run_io_case(spec, io_cases[i].id, &p, io_cases[i].z_in_place,
                     test_seed_of(io_cases[i].id, 17), 0);
-        /* the same case with the prefix misaligned: the vector paths fall back */
+        /* the same case with the prefix (suffix) misaligned: the vector paths fall back */
         if (p.prefix_size > 0 && p.x_layout == CONVND_CHANNELS_LAST)
             run_io_case(spec, io_cases[i].id, &p, io_cases[i].z_in_place,
                         test_seed_of(io_cases[i].id, 18), 1);
+        if (p.suffix_size > 0 && p.x_layout == CONVND_CHANNELS_LAST)
+            run_io_case(spec, io_cases[i].id, &p, io_cases[i].z_in_place,
+                        test_seed_of(io_cases[i].id, 19), 2);
     }
     /* every configuration that reads prefixes runs some case (its own dtype's) */
     if (s->reads & CONVND_READS_PREFIX_STATE)
@@ -279,7 +315,8 @@ static void check_chunked_equals_whole(const convnd_problem *whole, const int64_
                               whole->has_bias ? db : NULL,
                               NULL,
                               (char *)dy + es * (size_t)(t0 * yd.strides[2]),
-                              states[j & 1]};
+                              states[j & 1],
+                              NULL};
         cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK, "%s chunk %d: %s",
                      what, j, convnd_last_error());
         convnd_plan_destroy(plan);
@@ -360,6 +397,239 @@ Test(io_axis, chunked_equals_whole_conv3d_time) {
         p.dtype = CONVND_F16;
         check_chunked_equals_whole(&p, chunks_3d, 4, "igemm_tc:64x64x32_s3",
                                    "causal conv3d igemm_tc f16 cl");
+    }
+}
+
+/* ---- sharded with halos == whole, bit for bit (SPEC §14) ----------------------------------- */
+
+/* Rows [row0, row0 + part.shape[2 + axis]) of the whole x along axis, packed as part describes
+ * (the prefix or suffix tensor of a shard's problem). */
+static void *pack_rows(convnd_dtype dt, const convnd_tensor_desc *whole, const void *hx,
+                       const convnd_tensor_desc *part, int axis, int64_t row0) {
+    const size_t es = convnd_ref_dtype_size(dt);
+    void *out = malloc(es * (size_t)(part->numel > 0 ? part->numel : 1));
+    cr_assert(out);
+    for (int64_t i = 0; i < part->numel; ++i) {
+        int64_t rest = i, src = 0, dst = 0;
+        for (int r = part->rank - 1; r >= 0; --r) {
+            const int64_t idx = rest % part->shape[r];
+            rest /= part->shape[r];
+            dst += idx * part->strides[r];
+            src += (idx + (r == 2 + axis ? row0 : 0)) * whole->strides[r];
+        }
+        memcpy((char *)out + es * (size_t)dst, (const char *)hx + es * (size_t)src, es);
+    }
+    return out;
+}
+
+/* The whole problem (text) forward on spec, then split along axis into shards of the given sizes:
+ * each shard runs its own problem from convnd_shard_rows with x a view of its rows of the whole
+ * x, its halo rows as a packed prefix and suffix, and y a view of its rows of the whole (poisoned)
+ * y. The assembled y must equal the whole run's bit for bit, every output written once. */
+static void check_sharded_equals_whole(const char *text, int axis, const int64_t *sizes, int n,
+                                       const char *spec) {
+    const convnd_problem whole = test_parse_valid(text);
+    const convnd_dtype dt = whole.dtype;
+    const size_t es = convnd_ref_dtype_size(dt);
+    convnd_tensor_desc xd, wd, yd;
+    cr_assert_eq(convnd_tensor_describe(&whole, CONVND_X, &xd), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(&whole, CONVND_W, &wd), CONVND_OK);
+    cr_assert_eq(convnd_tensor_describe(&whole, CONVND_Y, &yd), CONVND_OK);
+    test_rng r = test_rng_seed(test_seed_of(text, axis));
+    void *hx = malloc(es * (size_t)xd.numel), *hw = malloc(es * (size_t)wd.numel);
+    void *hb = malloc(es * (size_t)whole.C_out);
+    void *y_whole = malloc(es * (size_t)yd.numel), *y_sharded = malloc(es * (size_t)yd.numel);
+    cr_assert(hx && hw && hb && y_whole && y_sharded);
+    test_fill_random(dt, hx, xd.numel, &r);
+    test_fill_random(dt, hw, wd.numel, &r);
+    test_fill_random(dt, hb, whole.C_out, &r);
+    void *dx = test_device_upload(dt, hx, xd.numel), *dw = test_device_upload(dt, hw, wd.numel);
+    void *db = test_device_upload(dt, hb, whole.C_out),
+         *dy = test_device_upload(dt, NULL, yd.numel);
+    cr_assert(dx && dw && db && dy);
+    const void *bias = whole.has_bias ? db : NULL;
+    convnd_options opts = {.schedule = spec};
+    cr_assert_eq(conv_nd(&whole, dx, dw, bias, NULL, dy, NULL, 0, NULL, &opts), CONVND_OK,
+                 "%s on %s: %s", text, spec, convnd_last_error());
+    cr_assert_eq(convnd_memcpy_d2h(y_whole, dy, es * (size_t)yd.numel), CONVND_OK);
+    test_poison_fill(dt, y_sharded, yd.numel);
+    cr_assert_eq(convnd_memcpy_h2d(dy, y_sharded, es * (size_t)yd.numel), CONVND_OK);
+
+    int64_t begin = 0, rows = 0;
+    for (int j = 0; j < n; ++j) {
+        convnd_shard sh;
+        cr_assert_eq(convnd_shard_rows(&whole, axis, begin, sizes[j], &sh), CONVND_OK, "%s",
+                     convnd_last_error());
+        cr_expect_eq(sh.out_begin, rows, "%s shard %d starts at output row %lld, not %lld", text, j,
+                     (long long)sh.out_begin, (long long)rows);
+        rows = sh.out_end;
+        if (sh.out_end > sh.out_begin) {
+            convnd_problem q = whole;
+            q.input[axis] = sizes[j];
+            q.io_axis = axis;
+            q.prefix_size = sh.prefix_size;
+            q.suffix_size = sh.suffix_size;
+            q.pad_before[axis] = sh.pad_before;
+            q.pad_after[axis] = sh.pad_after;
+            q.x_view.custom = q.y_view.custom = 1;
+            memcpy(q.x_view.strides, xd.strides, sizeof xd.strides);
+            memcpy(q.y_view.strides, yd.strides, sizeof yd.strides);
+            int64_t out[CONVND_MAX_DIMS];
+            cr_assert_eq(convnd_output_size(&q, out), CONVND_OK, "%s shard %d: %s", text, j,
+                         convnd_last_error());
+            cr_expect_eq(out[axis], sh.out_end - sh.out_begin, "%s shard %d: %lld rows", text, j,
+                         (long long)out[axis]);
+            convnd_tensor_desc pd = {0}, fd = {0}; /* none: a shard with no halo */
+            if (q.prefix_size || q.suffix_size) {
+                cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_PREFIX, &pd), CONVND_OK);
+                cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_SUFFIX, &fd), CONVND_OK);
+            }
+            void *hp = pack_rows(dt, &xd, hx, &pd, axis, begin - sh.prefix_size);
+            void *hf = pack_rows(dt, &xd, hx, &fd, axis, begin + sizes[j]);
+            void *dp = test_device_upload(dt, hp, pd.numel > 0 ? pd.numel : 1);
+            void *df = test_device_upload(dt, hf, fd.numel > 0 ? fd.numel : 1);
+            cr_assert(dp && df);
+            convnd_plan_t *plan;
+            cr_assert_eq(convnd_plan_create(&plan, &q, &opts), CONVND_OK, "%s shard %d on %s: %s",
+                         text, j, spec, convnd_last_error());
+            const convnd_io io = {(const char *)dx + es * (size_t)(begin * xd.strides[2 + axis]),
+                                  dp,
+                                  dw,
+                                  bias,
+                                  NULL,
+                                  (char *)dy + es * (size_t)(sh.out_begin * yd.strides[2 + axis]),
+                                  NULL,
+                                  df};
+            cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK,
+                         "%s shard %d: %s", text, j, convnd_last_error());
+            convnd_plan_destroy(plan);
+            convnd_free(dp);
+            convnd_free(df);
+            free(hp);
+            free(hf);
+        }
+        begin += sizes[j];
+    }
+    cr_assert_eq(begin, whole.input[axis], "the shards cover %lld of %lld rows", (long long)begin,
+                 (long long)whole.input[axis]);
+    cr_expect_eq(rows, yd.shape[2 + axis], "the shards computed %lld of %lld output rows",
+                 (long long)rows, (long long)yd.shape[2 + axis]);
+    cr_assert_eq(convnd_synchronize(NULL), CONVND_OK);
+    cr_assert_eq(convnd_memcpy_d2h(y_sharded, dy, es * (size_t)yd.numel), CONVND_OK);
+    int64_t differ = 0, first = -1;
+    for (int64_t i = 0; i < yd.numel; ++i)
+        if (memcmp((char *)y_sharded + es * (size_t)i, (char *)y_whole + es * (size_t)i, es)) {
+            if (first < 0) first = i;
+            ++differ;
+        }
+    cr_expect(differ == 0,
+              "%s axis %d on %s: %lld of %lld outputs differ from the whole run "
+              "(first at %lld)",
+              text, axis, spec, (long long)differ, (long long)yd.numel, (long long)first);
+    void *dev[] = {dx, dw, db, dy};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
+        convnd_free(dev[i]);
+    free(hx), free(hw), free(hb), free(y_whole), free(y_sharded);
+}
+
+/* The rule's figures on a case worked by hand: I=10, K=3, P0=P1=1 (O=10) in shards 4, 4, 2. */
+Test(io_axis, shard_rows_by_hand) {
+    const convnd_problem p = test_parse_valid("fwd 1d Ci=1 Co=1 I=10 K=3 P0=1 P1=1");
+    const struct {
+        int64_t begin, size;
+        convnd_shard want;
+    } cases[] = {
+        {0, 4, {0, 5, -1, 6, 0, 2, 1, 0}},
+        {4, 4, {5, 9, 4, 10, 0, 2, 0, 0}},
+        {8, 2, {9, 10, 8, 11, 0, 0, 0, 1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        convnd_shard got;
+        cr_assert_eq(convnd_shard_rows(&p, 0, cases[i].begin, cases[i].size, &got), CONVND_OK, "%s",
+                     convnd_last_error());
+        cr_expect(memcmp(&got, &cases[i].want, sizeof got) == 0,
+                  "shard [%lld, +%lld): out [%lld, %lld) in [%lld, %lld) prefix %lld suffix %lld "
+                  "pads %lld %lld",
+                  (long long)cases[i].begin, (long long)cases[i].size, (long long)got.out_begin,
+                  (long long)got.out_end, (long long)got.in_begin, (long long)got.in_end,
+                  (long long)got.prefix_size, (long long)got.suffix_size, (long long)got.pad_before,
+                  (long long)got.pad_after);
+    }
+    /* stride 2: a shard no window starts in computes nothing and reads nothing */
+    const convnd_problem s2 = test_parse_valid("fwd 1d Ci=1 Co=1 I=9 K=3 S=4");
+    convnd_shard got;
+    cr_assert_eq(convnd_shard_rows(&s2, 0, 1, 2, &got), CONVND_OK);
+    cr_expect(got.out_begin == 1 && got.out_end == 1 && got.suffix_size == 0, "[%lld, %lld)",
+              (long long)got.out_begin, (long long)got.out_end);
+}
+
+Test(io_axis, bad_shards_are_refused) {
+    convnd_problem p = test_parse_valid("fwd 2d Ci=2 Co=2 I=8,6 K=3 P0=1 P1=1");
+    convnd_shard sh, untouched;
+    memset(&sh, 0x5a, sizeof sh);
+    untouched = sh;
+    cr_expect_eq(convnd_shard_rows(&p, 2, 0, 4, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "axis=2 must name a spatial dim 0..1"), "%s",
+              convnd_last_error());
+    cr_expect_eq(convnd_shard_rows(&p, 0, 6, 3, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "shard rows [6, 6+3) must be non-empty and inside "
+                                          "input[0]=8"),
+              "%s", convnd_last_error());
+    cr_expect_eq(convnd_shard_rows(&p, 1, 0, 0, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect_eq(convnd_shard_rows(&p, 0, -1, 2, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    convnd_problem io = test_parse_valid("fwd 2d Ci=2 Co=2 I=8,6 K=3 axis=0 suf=2");
+    cr_expect_eq(convnd_shard_rows(&io, 0, 0, 4, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "suffix_size=2"), "%s", convnd_last_error());
+    p.mode = CONVND_TRANSPOSED;
+    cr_expect_eq(convnd_shard_rows(&p, 0, 0, 4, &sh), CONVND_ERR_UNSUPPORTED);
+    cr_expect(memcmp(&sh, &untouched, sizeof sh) == 0, "the shard was written on error");
+}
+
+Test(io_axis, sharded_equals_whole_direct) {
+    static const int64_t even3[] = {3, 3, 3}, uneven[] = {2, 4, 1}, tiny[] = {1, 1, 1, 8},
+                         mixed[] = {4, 1, 6}, h8[] = {3, 2, 3};
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        check_sharded_equals_whole("fwd 2d N=2 Ci=3 Co=4 I=9,7 K=3 P0=1 P1=1 bias", 0, even3, 3,
+                                   "direct");
+        check_sharded_equals_whole("fwd 2d N=2 Ci=3 Co=4 I=9,7 K=3 P0=1 P1=1 bias", 1, uneven, 3,
+                                   "direct");
+        /* stride 2, dilation 2, asymmetric and negative padding; shards smaller than the halo
+         * (4 rows: a shard's suffix spans several later shards) */
+        check_sharded_equals_whole("fwd 2d N=1 Ci=2 Co=3 I=11,6 K=3,2 S=2,1 D=2,1 P0=3,0 P1=-1,1",
+                                   0, mixed, 3, "direct");
+        check_sharded_equals_whole("fwd 2d N=1 Ci=2 Co=3 I=11,6 K=3,2 S=2,1 D=2,1 P0=3,0 P1=-1,1",
+                                   0, tiny, 4, "direct");
+        check_sharded_equals_whole("fwd 2d N=1 Ci=2 Co=2 I=11,5 K=2,3 S=3,1 P0=-1,1 P1=2,1 bf16 "
+                                   "x=cl",
+                                   0, tiny, 4, "direct:t128");
+        check_sharded_equals_whole("fwd 3d N=1 Ci=2 Co=2 I=3,8,5 K=3 P0=1 P1=1 act=silu", 1, h8, 3,
+                                   "direct");
+    }
+}
+
+Test(io_axis, sharded_equals_whole_igemm) {
+    static const int64_t rows10[] = {3, 4, 3}, w6[] = {2, 2, 2}, h9[] = {4, 2, 3},
+                         tiny[] = {1, 2, 1, 4};
+    for (int order = 0; order < test_order_count(); ++order) {
+        test_order_apply(order);
+        /* exact f32 on CUDA cores: gather (channels-first) and vector (channels-last) paths */
+        check_sharded_equals_whole("fwd 2d N=2 Ci=8 Co=12 I=10,6 K=3 P0=1 P1=1 bias", 0, rows10, 3,
+                                   "igemm_simt:32x32x8_s2");
+        check_sharded_equals_whole("fwd 2d N=2 Ci=8 Co=12 I=10,6 K=3 P0=1 P1=1 bias", 1, w6, 3,
+                                   "igemm_simt:32x32x8_s2");
+        check_sharded_equals_whole("fwd 2d N=1 Ci=8 Co=8 I=8,6 K=3 D=2 P0=2 P1=2 x=cl w=cl", 0,
+                                   tiny, 4, "igemm_simt:64x64x8_s3");
+        /* tensor cores: f16 channels-last (vector path), stride 2; bf16 3-D dilated along W;
+         * TF32 channels-first (gather) with negative padding */
+        check_sharded_equals_whole("fwd 2d N=1 Ci=16 Co=16 I=9,8 K=3 S=2 P0=1 P1=0 f16 x=cl w=cl "
+                                   "bias",
+                                   0, h9, 3, "igemm_tc:32x64x32_s2");
+        check_sharded_equals_whole("fwd 3d N=1 Ci=16 Co=16 I=3,3,6 K=3 D=1,1,2 P0=0,1,2 P1=0,1,2 "
+                                   "bf16 x=cl w=cl",
+                                   2, w6, 3, "igemm_tc:64x64x32_s3");
+        check_sharded_equals_whole("fwd 2d N=2 Ci=8 Co=8 I=10,4 K=3 P0=-1,1 P1=2,1 tf32", 0, rows10,
+                                   3, "igemm_tc:32x64x32_s2");
     }
 }
 
@@ -448,7 +718,7 @@ Test(io_axis, bad_pointers_write_nothing) {
               "%s", convnd_last_error());
     convnd_plan_t *plan;
     cr_assert_eq(convnd_plan_create(&plan, &p, NULL), CONVND_OK, "%s", convnd_last_error());
-    convnd_io io = {x, xp, w, NULL, NULL, y, NULL};
+    convnd_io io = {x, xp, w, NULL, NULL, y, NULL, NULL};
     cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_NULL_POINTER);
     cr_expect(strstr(convnd_last_error(), "state is NULL but the problem writes 48 bytes to it"),
               "%s", convnd_last_error());
@@ -475,7 +745,7 @@ Test(io_axis, bad_pointers_write_nothing) {
     /* a forced schedule that reads no prefix: refused with its reason */
     convnd_options opts = {.schedule = "tiled_direct"};
     cr_expect_eq(convnd_plan_create(&plan, &p, &opts), CONVND_ERR_UNSUPPORTED);
-    cr_expect(strstr(convnd_last_error(), "reads no prefix and writes no state"), "%s",
+    cr_expect(strstr(convnd_last_error(), "reads no prefix or suffix and writes no state"), "%s",
               convnd_last_error());
     void *dev[] = {x, xp, w, y, state};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)

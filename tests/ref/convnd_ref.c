@@ -146,7 +146,7 @@ convnd_status convnd_ref_conv_f64(const convnd_problem *p, const void *x, const 
                                   const void *bias, const void *z, double *y_exact, double *y_mag) {
     if (p && p->mode == CONVND_WGRAD)
         return CONVND_ERR_INVALID_ARGUMENT; /* not a conv: see below */
-    if (p && (p->prefix_size || p->state_size))
+    if (p && (p->prefix_size || p->suffix_size || p->state_size))
         return CONVND_ERR_INVALID_ARGUMENT; /* the prefix is an operand: convnd_ref_conv_io */
     ref_geometry g;
     convnd_status st = make_geometry(p, &g);
@@ -253,22 +253,25 @@ convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void
     return st;
 }
 
-/* ---- prefix input and state output (SPEC §12): X = cat(x_prefix, x), made explicitly -------- */
+/* ---- prefix and suffix inputs, state output (SPEC §12, §14): X = cat(x_prefix, x, x_suffix),
+ * made explicitly ------------------------------------------------------------------------------ */
 
 convnd_status convnd_ref_io_input(const convnd_problem *p, const void *x_prefix, const void *x,
-                                  convnd_problem *q, void **X) {
-    convnd_tensor_desc xd, pd, Xd;
+                                  const void *x_suffix, convnd_problem *q, void **X) {
+    convnd_tensor_desc xd, pd, fd, Xd;
     *X = NULL;
     convnd_status st = convnd_tensor_describe(p, CONVND_X, &xd);
     if (st != CONVND_OK) return st;
-    if (!p->prefix_size && !p->state_size) return CONVND_ERR_INVALID_ARGUMENT;
+    if (!p->prefix_size && !p->suffix_size && !p->state_size) return CONVND_ERR_INVALID_ARGUMENT;
     if ((st = convnd_tensor_describe(p, CONVND_X_PREFIX, &pd)) != CONVND_OK) return st;
-    if ((pd.numel > 0 && !x_prefix) || (xd.numel > 0 && !x)) return CONVND_ERR_NULL_POINTER;
-    /* q: the same conv over X, packed in x's layout, with no prefix or state */
+    if ((st = convnd_tensor_describe(p, CONVND_X_SUFFIX, &fd)) != CONVND_OK) return st;
+    if ((pd.numel > 0 && !x_prefix) || (fd.numel > 0 && !x_suffix) || (xd.numel > 0 && !x))
+        return CONVND_ERR_NULL_POINTER;
+    /* q: the same conv over X, packed in x's layout, with no prefix, suffix or state */
     *q = *p;
     const int a = p->io_axis;
-    q->input[a] = p->input[a] + p->prefix_size;
-    q->prefix_size = q->state_size = 0;
+    q->input[a] = p->input[a] + p->prefix_size + p->suffix_size;
+    q->prefix_size = q->suffix_size = q->state_size = 0;
     q->io_axis = 0;
     q->x_view.custom = 0;
     if ((st = convnd_tensor_describe(q, CONVND_X, &Xd)) != CONVND_OK) return st;
@@ -283,16 +286,25 @@ convnd_status convnd_ref_io_input(const convnd_problem *p, const void *x_prefix,
             rest /= Xd.shape[r];
         }
         const int from_prefix = pos < p->prefix_size;
-        /* the same logical element in the prefix, or in x shifted by prefix_size on the axis */
+        const int from_suffix = pos >= p->prefix_size + p->input[a];
+        /* the same logical element in the prefix, in x shifted by prefix_size on the axis, or in
+         * the suffix shifted by prefix_size + input */
+        const int64_t shift = from_prefix   ? 0
+                              : from_suffix ? p->prefix_size + p->input[a]
+                                            : p->prefix_size;
         int64_t src = 0, j = i;
-        const convnd_tensor_desc *d = from_prefix ? &pd : &xd;
+        const convnd_tensor_desc *d = from_prefix ? &pd : from_suffix ? &fd : &xd;
         for (int r = Xd.rank - 1; r >= 0; r--) {
             int64_t idx = j % Xd.shape[r];
             j /= Xd.shape[r];
-            if (r == 2 + a && !from_prefix) idx -= p->prefix_size;
+            if (r == 2 + a) idx -= shift;
             src += idx * d->strides[r];
         }
-        const double v = convnd_ref_load(p->dtype, from_prefix ? x_prefix : x, src);
+        const double v = convnd_ref_load(p->dtype,
+                                         from_prefix   ? x_prefix
+                                         : from_suffix ? x_suffix
+                                                       : x,
+                                         src);
         convnd_ref_store(p->dtype, cat, element_offset(&Xd, i), v);
     }
     *X = cat;
@@ -324,12 +336,13 @@ convnd_status convnd_ref_state(const convnd_problem *p, const convnd_problem *q,
 }
 
 convnd_status convnd_ref_conv_io(const convnd_problem *p, const void *x_prefix, const void *x,
-                                 const void *w, const void *bias, const void *z, void *y,
-                                 void *state) {
-    if (p && !p->prefix_size && !p->state_size) return convnd_ref_conv(p, x, w, bias, z, y);
+                                 const void *x_suffix, const void *w, const void *bias,
+                                 const void *z, void *y, void *state) {
+    if (p && !p->prefix_size && !p->suffix_size && !p->state_size)
+        return convnd_ref_conv(p, x, w, bias, z, y);
     convnd_problem q;
     void *X;
-    convnd_status st = convnd_ref_io_input(p, x_prefix, x, &q, &X);
+    convnd_status st = convnd_ref_io_input(p, x_prefix, x, x_suffix, &q, &X);
     if (st != CONVND_OK) return st;
     st = convnd_ref_state(p, &q, X, state);
     if (st == CONVND_OK) st = convnd_ref_conv(&q, X, w, bias, z, y);

@@ -22,18 +22,19 @@ extern "C" {
 convnd_status convnd_ref_conv(const convnd_problem *p, const void *x, const void *w,
                               const void *bias, const void *z, void *y);
 
-/* SPEC §12: the conv of p over X = cat(x_prefix, x) along p->io_axis, made as an explicit copy,
- * and state (when state_size > 0) = X's last state_size positions, zeros before X's start. */
-/* X itself (malloc'd into *X, packed in x's layout) and *q, p's conv over it with no prefix or
- * state. A p without prefix or state is CONVND_ERR_INVALID_ARGUMENT. */
+/* SPEC §12/§14: the conv of p over X = cat(x_prefix, x, x_suffix) along p->io_axis, made as an
+ * explicit copy, and state (when state_size > 0) = X's last state_size positions, zeros before
+ * X's start. */
+/* X itself (malloc'd into *X, packed in x's layout) and *q, p's conv over it with no prefix,
+ * suffix or state. A p without any of them is CONVND_ERR_INVALID_ARGUMENT. */
 convnd_status convnd_ref_io_input(const convnd_problem *p, const void *x_prefix, const void *x,
-                                  convnd_problem *q, void **X);
+                                  const void *x_suffix, convnd_problem *q, void **X);
 /* The state of p from q and X as convnd_ref_io_input made them. */
 convnd_status convnd_ref_state(const convnd_problem *p, const convnd_problem *q, const void *X,
                                void *state);
 convnd_status convnd_ref_conv_io(const convnd_problem *p, const void *x_prefix, const void *x,
-                                 const void *w, const void *bias, const void *z, void *y,
-                                 void *state);
+                                 const void *x_suffix, const void *w, const void *bias,
+                                 const void *z, void *y, void *state);
 
 /* The same result before the final rounding. y_exact and y_mag (either may be NULL) are indexed
  * like y (same strides, describe(Y).bytes / element size doubles). y_mag holds, per output, the

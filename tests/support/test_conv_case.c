@@ -200,7 +200,8 @@ convnd_status test_case_run(test_conv_case *c, const char *spec) {
 }
 
 convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const char *spec,
-                               const void *x_prefix, const void *x, void *state) {
+                               const void *x_prefix, const void *x, const void *x_suffix,
+                               void *state) {
     if (reset_y(c) != CONVND_OK) return CONVND_ERR_DEVICE;
     convnd_options opts = {0};
     opts.schedule = spec;
@@ -217,7 +218,8 @@ convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const
                               c->p.has_bias ? c->db : NULL,
                               c->p.has_z ? (c->z_in_place ? c->dy : c->dz) : NULL,
                               c->dy,
-                              state};
+                              state,
+                              x_suffix};
         st = convnd_plan_execute_io(plan, &io, ws, ws_bytes, NULL);
     }
     convnd_plan_destroy(plan);

@@ -46,10 +46,11 @@ convnd_status test_case_run(test_conv_case *c, const char *spec);
 
 /* SPEC §12: runs p, a problem with a prefix and/or a state whose conv over X = cat(x_prefix, x)
  * is the case's problem (convnd_ref_io_input's q, with X as the case's x), through a plan with
- * spec forced and convnd_plan_execute_io on the given device x_prefix, x and state and the
- * case's w, bias, z and y (y poisoned first, as test_case_run). Returns the status. */
+ * spec forced and convnd_plan_execute_io on the given device x_prefix, x, x_suffix and state and
+ * the case's w, bias, z and y (y poisoned first, as test_case_run). Returns the status. */
 convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const char *spec,
-                               const void *x_prefix, const void *x, void *state);
+                               const void *x_prefix, const void *x, const void *x_suffix,
+                               void *state);
 
 /* y of the last run against the reference: 1 when every element was written, is finite and
  * within test_tolerance, and a view's gaps were left alone; else 0 and msg names the first bad

@@ -73,6 +73,8 @@ const char *convnd_problem_format(char *buf, size_t buf_len, const convnd_proble
     if (p->prefix_size || p->state_size)
         put(buf, buf_len, &used, " axis=%d pre=%lld st=%lld", (int)p->io_axis,
             (long long)p->prefix_size, (long long)p->state_size);
+    if (p->suffix_size)
+        put(buf, buf_len, &used, " axis=%d suf=%lld", (int)p->io_axis, (long long)p->suffix_size);
     return buf;
 }
 
@@ -182,6 +184,8 @@ static int parse_token(const char *tok, convnd_problem *p) {
         p->io_axis = (int32_t)strtol(val, NULL, 10);
     else if (!strcmp(key, "pre"))
         p->prefix_size = strtoll(val, NULL, 10);
+    else if (!strcmp(key, "suf"))
+        p->suffix_size = strtoll(val, NULL, 10);
     else if (!strcmp(key, "st"))
         p->state_size = strtoll(val, NULL, 10);
     else if (!strcmp(key, "alpha"))

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Golden fixtures of views (SPEC §11), a prefix input and a state output (SPEC §12), from the
-copy-based PyTorch code users write today, in float64 (tests/test_golden_views.c replays them).
+"""Golden fixtures of views (SPEC §11), a prefix input and a state output (SPEC §12) and halo
+inputs (SPEC §14), from the copy-based PyTorch code users write today, in float64
+(tests/test_golden_views.c replays them).
 
-Three kinds of case:
+Four kinds of case:
   cache    the causal feature cache: X = torch.cat([cache, x], dim=time), F.pad, F.conv3d as
            Wan 2.1's CausalConv3d does it (time padding before only, the cached frames taking the
            place of that much of it), Wan's stride-2 time downsampling over cat(cache[-1:], x),
@@ -13,6 +14,10 @@ Three kinds of case:
            `buf[:, c0:c1] += conv` in place, the DenseNet pattern with x a slice of the same
            buffer); expected is the whole buffer.
   slice_x  x read from a view: a channel slice (both layouts) and rows with a padded pitch.
+  halo     one shard of a spatially sharded conv (SPEC §14) as the field writes it today:
+           F.conv(F.pad(torch.cat([prefix, shard, suffix], dim=axis), pads)) with the shard's
+           own (possibly negative: cropping) padding; x is a view of the shard's rows of the whole
+           input, the halo rows copies of its neighbours' rows.
 
 Inputs are drawn in float64, rounded to the case's dtype and stored as float32 (exact); PyTorch
 computes in float64 on the rounded values.
@@ -27,6 +32,7 @@ cases.txt: one case per line, `name key=value ...`:
   xo xn xat   x's buffer: offset into inputs.f32, elements, x's storage offset in it;
               xo=y: x is a view of y's buffer
   po          x_prefix (packed in x's layout, numel as the problem describes it); -1 none
+  fo          (halo cases) x_suffix, as po; absent or -1: none
   wo bo       w (in w's layout) and bias; -1 none
   zo zn zat   z's buffer as x's; zo=y: z is y (in place); zo=-1: no z
   yo yn yat   y's buffer: its contents before the call in inputs.f32 (-1: a fresh tensor, which
@@ -160,7 +166,7 @@ def lst(v):
 
 def problem_text(*, dims, N, Ci, Co, g=1, I, K, S=None, D=None, P0=None, P1=None, dtype, xl="cf",
                  wl="cf", yl="cf", bias=False, z=False, beta=None, act="none", axis=None, pre=0,
-                 st=0, xs=None, ys=None, zs=None):
+                 st=0, suf=0, xs=None, ys=None, zs=None):
     t = ["fwd", f"{dims}d", f"N={N}", f"Ci={Ci}", f"Co={Co}", f"g={g}", f"I={lst(I)}",
          f"K={lst(K)}"]
     for key, v in (("S", S), ("D", D), ("P0", P0), ("P1", P1)):
@@ -172,6 +178,7 @@ def problem_text(*, dims, N, Ci, Co, g=1, I, K, S=None, D=None, P0=None, P1=None
     t += [f"act={act}"] if act != "none" else []
     if axis is not None:
         t += [f"axis={axis}", f"pre={pre}", f"st={st}"]
+        t += [f"suf={suf}"] if suf else []
     for key, v in (("xs", xs), ("ys", ys), ("zs", zs)):
         if v is not None:
             t.append(f"{key}={v}")
@@ -402,11 +409,67 @@ def slice_x_cases(fx):
               padding=[1, 1], x_view=True)
 
 
+# ---- cat + conv: one shard of a spatially sharded conv (SPEC §14) ------------------------------
+
+
+def halo_case(fx, name, *, dims, N, Ci, Co, I, K, axis, begin, end, pre, suf, P0, P1, S=None,
+              D=None, dtype, layout, bias=True, act="none"):
+    """The shard holding rows [begin, end) of the whole input along spatial dim `axis`, its
+    neighbours' `pre` rows before and `suf` rows after concatenated on, then padded by the shard's
+    own P0/P1 (negative crops, as F.pad does) and convolved: the copy-based code convnd's suffix
+    and prefix replace. x is a view of the shard's rows of the whole input."""
+    S = S or [1] * dims
+    D = D or [1] * dims
+    x_buf, whole = fx.tensor([N, Ci, *I], dtype, layout)
+    w_buf, w = fx.tensor([Co, Ci, *K], dtype, layout)
+    b = fx.rand([Co], dtype) if bias else None
+    a = 2 + axis
+    x = whole.narrow(a, begin, end - begin)
+    prefix = whole.narrow(a, begin - pre, pre).clone() if pre else None
+    suffix = whole.narrow(a, end, suf).clone() if suf else None
+    X = torch.cat([t for t in (prefix, x, suffix) if t is not None], dim=a)
+    pads = []
+    for d in reversed(range(dims)):  # F.pad lists the last dim first
+        pads += [P0[d], P1[d]]
+    y = ACT[act](CONV[dims](F.pad(X, pads), w, b, stride=S, dilation=D))
+    shard_I = list(I)
+    shard_I[axis] = end - begin
+    prob = problem_text(dims=dims, N=N, Ci=Ci, Co=Co, I=shard_I, K=K, S=S, D=D, P0=P0, P1=P1,
+                        dtype=dtype, xl=layout, wl=layout, yl=layout, bias=bias, act=act,
+                        axis=axis, pre=pre, st=0, suf=suf, xs=strides_text(x, x_buf))
+    fields = dict(xo=fx.put_in(x_buf.reshape(-1)), xn=x_buf.numel(), xat=x.storage_offset(),
+                  po=fx.put_in(memory(prefix, layout) if pre else None),
+                  fo=fx.put_in(memory(suffix, layout) if suf else None),
+                  wo=fx.put_in(memory(w, layout)), bo=fx.put_in(b), zo=-1, zn=0, zat=0, yo=-1,
+                  yn=y.numel(), yat=0, eo=fx.put_out(memory(y, layout)), so=-1)
+    fx.add(name, "halo", prob, **fields)
+
+
+def halo_cases(fx):
+    # rank 1 of 3 along H of a 3x3 'same' conv: the rows below come from rank 2 (SPEC §14's
+    # identity needs no prefix; a prefix is read too, as a neighbour-exchange code would send)
+    halo_case(fx, "conv2d_h_middle_shard", dims=2, N=2, Ci=3, Co=4, I=(9, 6), K=(3, 3), axis=0,
+              begin=3, end=6, pre=1, suf=1, P0=(0, 1), P1=(0, 1), dtype="f32", layout="cf")
+    # the last shard along W, stride 2 and dilation 2, the original right padding and a crop
+    halo_case(fx, "conv2d_w_last_shard_s2_d2_cl", dims=2, N=1, Ci=4, Co=3, I=(5, 12), K=(3, 3),
+              axis=1, begin=7, end=12, pre=3, suf=0, P0=(1, -1), P1=(1, 2), S=(1, 2), D=(1, 2),
+              dtype="bf16", layout="cl")
+    # a shard smaller than its halo: a suffix of 4 rows reaching past the next shard
+    halo_case(fx, "conv1d_tiny_shard_dilated", dims=1, N=2, Ci=2, Co=2, I=(12,), K=(3,), axis=0,
+              begin=2, end=3, pre=0, suf=4, P0=(0,), P1=(0,), D=(2,), dtype="f32", layout="cf",
+              act="silu")
+    # a VAE decoder's 3x3x3 conv3d split along H, channels-last f16
+    halo_case(fx, "conv3d_h_first_shard_cl", dims=3, N=1, Ci=8, Co=8, I=(3, 8, 5),
+              K=(3, 3, 3), axis=1, begin=0, end=4, pre=0, suf=1, P0=(1, 1, 1), P1=(1, 0, 1),
+              dtype="f16", layout="cl")
+
+
 def main():
     fx = Fixtures()
     cache_cases(fx)
     slice_y_cases(fx)
     slice_x_cases(fx)
+    halo_cases(fx)  # last: the cases before keep their random draws
     fx.write()
     print(f"{len(fx.lines)} cases, {fx.n_in} input and {fx.n_ex} expected values")
 
