@@ -1,6 +1,6 @@
 /* SPEC §14's sharding identity: which output rows a shard computes, which input rows they read
- * and the shard's own problem (convnd.h, convnd_shard_rows). The one place the rule is written:
- * convnd.distributed asks it for every rank's rows. */
+ * and the shard's own problem (convnd.h, convnd_shard_rows and convnd_shard_part). The one place
+ * the rule is written: convnd.distributed asks it for every rank's rows. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -8,19 +8,15 @@
 #include "error.h"
 #include "problem_internal.h"
 
-/* The first output row whose window starts at or after input row `at` (SPEC §14's lo_r):
- * ceil((at + P0) / S) clamped to [0, O]; row 0 for the first shard. */
-static int64_t first_row_from(int64_t at, int64_t P0, int64_t S, int64_t O) {
-    if (at == 0) return 0;
-    const int64_t v = at + P0; /* |P0| and at are below I + |P0| + |P1|, checked by validation */
-    const int64_t lo = v <= 0 ? 0 : convnd_ceil_div(v, S);
-    return lo > O ? O : lo;
-}
+/* The whole problem's figures along the sharded axis, validated. */
+typedef struct shard_axis {
+    int64_t I, K, S, D, P0, O;
+    int64_t begin, end;
+} shard_axis;
 
-convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
-                                int64_t shard_size, convnd_shard *out) {
-    if (!p || !out)
-        return convnd_error(CONVND_ERR_NULL_POINTER, "%s is NULL", !p ? "problem" : "shard");
+static convnd_status shard_axis_of(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                   int64_t shard_size, shard_axis *a) {
+    if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);
     if (st) return st;
@@ -35,37 +31,100 @@ convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t s
     if (axis < 0 || axis >= p->dims)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "axis=%d must name a spatial dim 0..%d",
                             (int)axis, (int)p->dims - 1);
-    const int64_t I = p->input[axis];
-    if (shard_size < 1 || shard_begin < 0 || shard_begin > I - shard_size)
+    a->I = p->input[axis];
+    if (shard_size < 1 || shard_begin < 0 || shard_begin > a->I - shard_size)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "shard rows [%" PRId64 ", %" PRId64 "+%" PRId64
                             ") must be non-empty and inside input[%d]=%" PRId64,
-                            shard_begin, shard_begin, shard_size, (int)axis, I);
-    const int64_t S = p->stride[axis], D = p->dilation[axis], K = p->kernel[axis];
-    const int64_t P0 = p->pad_before[axis], O = s.out[axis];
-    const int64_t end = shard_begin + shard_size;
+                            shard_begin, shard_begin, shard_size, (int)axis, a->I);
+    a->K = p->kernel[axis], a->S = p->stride[axis], a->D = p->dilation[axis];
+    a->P0 = p->pad_before[axis], a->O = s.out[axis];
+    a->begin = shard_begin, a->end = shard_begin + shard_size;
+    return CONVND_OK;
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ceil(v / S) for any sign of v, S > 0 */
+static int64_t ceil_div_signed(int64_t v, int64_t S) {
+    return -convnd_floor_div(-v, S);
+}
+
+/* The first output row whose window starts at or after input row `at` (SPEC §14's lo_r):
+ * ceil((at + P0) / S) clamped to [0, O]; row 0 for the first shard. |P0| and `at` are below
+ * I + |P0| + |P1|, which validation bounds, so the sums do not overflow. */
+static int64_t first_row_from(const shard_axis *a, int64_t at) {
+    return at == 0 ? 0 : clamp(ceil_div_signed(at + a->P0, a->S), 0, a->O);
+}
+
+/* Output rows [o0, o1) (o0 < o1, their windows starting in the shard) reading x rows
+ * [x_begin, x_end): the halo and the padding that make the part's output exactly those rows.
+ * Every term is bounded by the validated problem's I + P0 + P1 (the output rows exist). */
+static void describe_part(const shard_axis *a, int64_t o0, int64_t o1, int64_t x_begin,
+                          int64_t x_end, convnd_shard *r) {
+    r->out_begin = o0;
+    r->out_end = o1;
+    r->in_begin = o0 * a->S - a->P0;
+    r->in_end = (o1 - 1) * a->S - a->P0 + a->D * (a->K - 1) + 1;
+    r->x_begin = x_begin;
+    r->x_end = x_end;
+    const int64_t read_from = r->in_begin < 0 ? 0 : r->in_begin;
+    const int64_t read_to = r->in_end > a->I ? a->I : r->in_end;
+    r->prefix_size = read_from < x_begin ? x_begin - read_from : 0;
+    r->suffix_size = read_to > x_end ? read_to - x_end : 0;
+    /* X = cat(prefix, x, suffix) covers rows [x_begin - prefix, x_end + suffix); the padding
+     * takes the windows' rows to exactly [in_begin, in_end) */
+    r->pad_before = (x_begin - r->prefix_size) - r->in_begin;
+    r->pad_after = r->in_end - (x_end + r->suffix_size);
+    /* the first row whose window reaches row `end` or past it (none past the last shard) */
+    r->interior_end =
+        a->end == a->I ? o1
+                       : clamp(ceil_div_signed(a->end + a->P0 - a->D * (a->K - 1), a->S), o0, o1);
+}
+
+convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                int64_t shard_size, convnd_shard *out) {
+    if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "shard is NULL");
+    shard_axis a;
+    convnd_status st = shard_axis_of(p, axis, shard_begin, shard_size, &a);
+    if (st) return st;
     convnd_shard r;
     memset(&r, 0, sizeof r);
-    r.out_begin = first_row_from(shard_begin, P0, S, O);
-    r.out_end = end == I ? O : first_row_from(end, P0, S, O);
-    if (r.out_end <= r.out_begin) { /* no window starts here: nothing to compute or read */
-        r.out_end = r.out_begin;
-        r.in_begin = r.in_end = shard_begin;
-        *out = r;
-        return CONVND_OK;
+    const int64_t lo = first_row_from(&a, a.begin);
+    const int64_t hi = a.end == a.I ? a.O : first_row_from(&a, a.end);
+    if (hi <= lo) { /* no window starts here: nothing to compute or read */
+        r.out_begin = r.out_end = r.interior_end = lo;
+        r.in_begin = r.in_end = r.x_begin = r.x_end = a.begin;
+    } else {
+        describe_part(&a, lo, hi, a.begin, a.end, &r);
     }
-    /* rows [lo*S - P0, (hi-1)*S - P0 + D*(K-1)]; every term is bounded by the validated
-     * problem's I + P0 + P1 (the output rows exist), so none overflows */
-    r.in_begin = r.out_begin * S - P0;
-    r.in_end = (r.out_end - 1) * S - P0 + D * (K - 1) + 1;
-    const int64_t read_from = r.in_begin < 0 ? 0 : r.in_begin;
-    const int64_t read_to = r.in_end > I ? I : r.in_end;
-    r.prefix_size = read_from < shard_begin ? shard_begin - read_from : 0;
-    r.suffix_size = read_to > end ? read_to - end : 0;
-    /* X = cat(prefix, shard, suffix) covers rows [begin - prefix, end + suffix); the padding
-     * takes the window's rows to exactly [in_begin, in_end) */
-    r.pad_before = (shard_begin - r.prefix_size) - r.in_begin;
-    r.pad_after = r.in_end - (end + r.suffix_size);
+    *out = r;
+    return CONVND_OK;
+}
+
+convnd_status convnd_shard_part(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                int64_t shard_size, int64_t out_begin, int64_t out_end,
+                                convnd_shard *out) {
+    if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "shard is NULL");
+    shard_axis a;
+    convnd_status st = shard_axis_of(p, axis, shard_begin, shard_size, &a);
+    if (st) return st;
+    const int64_t lo = first_row_from(&a, a.begin);
+    const int64_t hi = a.end == a.I ? a.O : first_row_from(&a, a.end);
+    if (out_begin < lo || out_end > hi || out_begin >= out_end)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "output rows [%" PRId64 ", %" PRId64
+                            ") must be a non-empty part of the shard's rows [%" PRId64 ", %" PRId64
+                            ") (shard rows [%" PRId64 ", %" PRId64 "))",
+                            out_begin, out_end, lo, hi, a.begin, a.end);
+    convnd_shard r;
+    memset(&r, 0, sizeof r);
+    describe_part(&a, out_begin, out_end, 0, 0, &r);
+    /* x: the shard's rows the part reads; its windows start in the shard, so never empty */
+    describe_part(&a, out_begin, out_end, clamp(r.in_begin, a.begin, a.end),
+                  clamp(r.in_end, a.begin, a.end), &r);
     *out = r;
     return CONVND_OK;
 }

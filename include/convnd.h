@@ -170,18 +170,29 @@ convnd_status convnd_output_size(const convnd_problem *p, int64_t out[CONVND_MAX
  * is the whole problem: input[axis] = I, without a prefix, suffix or state). The shard holding
  * input rows [shard_begin, shard_begin + shard_size) computes output rows [out_begin, out_end)
  * (none when equal), whose windows read input rows [in_begin, in_end) (unclipped: those outside
- * [0, I) are the original padding); prefix_size of them lie before the shard and suffix_size
- * after it, in other shards. Its own problem is p with input[axis] = shard_size, prefix_size
- * and suffix_size as here and pad_before/pad_after[axis] = pad_before/pad_after here (negative
- * values crop), whose output is exactly those rows. */
+ * [0, I) are the original padding). Its own problem is p with input[axis] = x_end - x_begin
+ * (x: those rows of the whole input, a view of the shard), prefix_size and suffix_size rows of
+ * other shards before and after them, and pad_before/pad_after[axis] = pad_before/pad_after here
+ * (negative values crop); its output is exactly rows [out_begin, out_end). Rows [out_begin,
+ * interior_end) read no row past the shard: they can be computed before its suffix arrives. */
 typedef struct convnd_shard {
     int64_t out_begin, out_end;
     int64_t in_begin, in_end;
+    int64_t x_begin, x_end;
     int64_t prefix_size, suffix_size;
     int64_t pad_before, pad_after;
+    int64_t interior_end;
 } convnd_shard;
+/* The shard's rows by SPEC §14's identity, x = the whole shard (x_begin, x_end = its rows). */
 convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
                                 int64_t shard_size, convnd_shard *out);
+/* Output rows [out_begin, out_end), a part of the shard's (convnd_shard_rows) rows, as their own
+ * problem: x = the shard's rows they read (never empty), the halo beyond it as prefix and
+ * suffix. Two parts of a shard compute its rows in two launches: the interior ones while the
+ * suffix is in flight, then the rest. */
+convnd_status convnd_shard_part(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                int64_t shard_size, int64_t out_begin, int64_t out_end,
+                                convnd_shard *out);
 
 /* ATen's default output layout: channels-last when x or w is channels-last. */
 convnd_layout convnd_default_output_layout(convnd_layout x_layout, convnd_layout w_layout);

@@ -422,12 +422,65 @@ static void *pack_rows(convnd_dtype dt, const convnd_tensor_desc *whole, const v
     return out;
 }
 
+/* Shards run in two parts so far (each test checks that some did: tiny shards cannot split). */
+static int64_t shards_split;
+
+/* Runs one part of a shard (convnd_shard_rows or convnd_shard_part) as its own problem: x a view
+ * of rows [x_begin, x_end) of the whole x (device dx), its halo rows packed from the host copy
+ * hx as prefix and suffix, y a view of its rows of the whole y (device dy). */
+static void run_shard_part(const convnd_problem *whole, int axis, const convnd_shard *sh,
+                           const convnd_tensor_desc *xd, const convnd_tensor_desc *yd,
+                           const void *hx, const void *dx, const void *dw, const void *bias,
+                           void *dy, const convnd_options *opts, const char *what) {
+    const convnd_dtype dt = whole->dtype;
+    const size_t es = convnd_ref_dtype_size(dt);
+    convnd_problem q = *whole;
+    q.input[axis] = sh->x_end - sh->x_begin;
+    q.io_axis = axis;
+    q.prefix_size = sh->prefix_size;
+    q.suffix_size = sh->suffix_size;
+    q.pad_before[axis] = sh->pad_before;
+    q.pad_after[axis] = sh->pad_after;
+    q.x_view.custom = q.y_view.custom = 1;
+    memcpy(q.x_view.strides, xd->strides, sizeof xd->strides);
+    memcpy(q.y_view.strides, yd->strides, sizeof yd->strides);
+    int64_t out[CONVND_MAX_DIMS];
+    cr_assert_eq(convnd_output_size(&q, out), CONVND_OK, "%s: %s", what, convnd_last_error());
+    cr_expect_eq(out[axis], sh->out_end - sh->out_begin, "%s: %lld rows", what,
+                 (long long)out[axis]);
+    convnd_tensor_desc pd = {0}, fd = {0}; /* none: a part with no halo */
+    if (q.prefix_size || q.suffix_size) {
+        cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_PREFIX, &pd), CONVND_OK);
+        cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_SUFFIX, &fd), CONVND_OK);
+    }
+    void *hp = pack_rows(dt, xd, hx, &pd, axis, sh->x_begin - sh->prefix_size);
+    void *hf = pack_rows(dt, xd, hx, &fd, axis, sh->x_end);
+    void *dp = test_device_upload(dt, hp, pd.numel > 0 ? pd.numel : 1);
+    void *df = test_device_upload(dt, hf, fd.numel > 0 ? fd.numel : 1);
+    cr_assert(dp && df);
+    convnd_plan_t *plan;
+    cr_assert_eq(convnd_plan_create(&plan, &q, opts), CONVND_OK, "%s on %s: %s", what,
+                 opts->schedule, convnd_last_error());
+    const convnd_io io = {
+        (const char *)dx + es * (size_t)(sh->x_begin * xd->strides[2 + axis]), dp,   dw, bias, NULL,
+        (char *)dy + es * (size_t)(sh->out_begin * yd->strides[2 + axis]),     NULL, df};
+    cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK, "%s: %s", what,
+                 convnd_last_error());
+    convnd_plan_destroy(plan);
+    convnd_free(dp);
+    convnd_free(df);
+    free(hp);
+    free(hf);
+}
+
 /* The whole problem (text) forward on spec, then split along axis into shards of the given sizes:
- * each shard runs its own problem from convnd_shard_rows with x a view of its rows of the whole
- * x, its halo rows as a packed prefix and suffix, and y a view of its rows of the whole (poisoned)
- * y. The assembled y must equal the whole run's bit for bit, every output written once. */
-static void check_sharded_equals_whole(const char *text, int axis, const int64_t *sizes, int n,
-                                       const char *spec) {
+ * each shard runs its rows (convnd_shard_rows) as one problem, or, with two_parts, as its interior
+ * rows and then the rest (convnd_shard_part: the overlap of convnd.distributed), with x a view of
+ * its rows of the whole x, its halo rows as a packed prefix and suffix, and y a view of its rows
+ * of the whole (poisoned) y. The assembled y must equal the whole run's bit for bit, every output
+ * written. */
+static void check_sharded(const char *text, int axis, const int64_t *sizes, int n, const char *spec,
+                          int two_parts) {
     const convnd_problem whole = test_parse_valid(text);
     const convnd_dtype dt = whole.dtype;
     const size_t es = convnd_ref_dtype_size(dt);
@@ -448,14 +501,14 @@ static void check_sharded_equals_whole(const char *text, int axis, const int64_t
          *dy = test_device_upload(dt, NULL, yd.numel);
     cr_assert(dx && dw && db && dy);
     const void *bias = whole.has_bias ? db : NULL;
-    convnd_options opts = {.schedule = spec};
+    const convnd_options opts = {.schedule = spec};
     cr_assert_eq(conv_nd(&whole, dx, dw, bias, NULL, dy, NULL, 0, NULL, &opts), CONVND_OK,
                  "%s on %s: %s", text, spec, convnd_last_error());
     cr_assert_eq(convnd_memcpy_d2h(y_whole, dy, es * (size_t)yd.numel), CONVND_OK);
     test_poison_fill(dt, y_sharded, yd.numel);
     cr_assert_eq(convnd_memcpy_h2d(dy, y_sharded, es * (size_t)yd.numel), CONVND_OK);
 
-    int64_t begin = 0, rows = 0;
+    int64_t begin = 0, rows = 0, split = 0;
     for (int j = 0; j < n; ++j) {
         convnd_shard sh;
         cr_assert_eq(convnd_shard_rows(&whole, axis, begin, sizes[j], &sh), CONVND_OK, "%s",
@@ -463,50 +516,21 @@ static void check_sharded_equals_whole(const char *text, int axis, const int64_t
         cr_expect_eq(sh.out_begin, rows, "%s shard %d starts at output row %lld, not %lld", text, j,
                      (long long)sh.out_begin, (long long)rows);
         rows = sh.out_end;
-        if (sh.out_end > sh.out_begin) {
-            convnd_problem q = whole;
-            q.input[axis] = sizes[j];
-            q.io_axis = axis;
-            q.prefix_size = sh.prefix_size;
-            q.suffix_size = sh.suffix_size;
-            q.pad_before[axis] = sh.pad_before;
-            q.pad_after[axis] = sh.pad_after;
-            q.x_view.custom = q.y_view.custom = 1;
-            memcpy(q.x_view.strides, xd.strides, sizeof xd.strides);
-            memcpy(q.y_view.strides, yd.strides, sizeof yd.strides);
-            int64_t out[CONVND_MAX_DIMS];
-            cr_assert_eq(convnd_output_size(&q, out), CONVND_OK, "%s shard %d: %s", text, j,
-                         convnd_last_error());
-            cr_expect_eq(out[axis], sh.out_end - sh.out_begin, "%s shard %d: %lld rows", text, j,
-                         (long long)out[axis]);
-            convnd_tensor_desc pd = {0}, fd = {0}; /* none: a shard with no halo */
-            if (q.prefix_size || q.suffix_size) {
-                cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_PREFIX, &pd), CONVND_OK);
-                cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_SUFFIX, &fd), CONVND_OK);
+        char what[600];
+        snprintf(what, sizeof what, "%s axis %d shard %d", text, axis, j);
+        if (two_parts && sh.out_begin < sh.interior_end && sh.interior_end < sh.out_end) {
+            const int64_t cuts[3] = {sh.out_begin, sh.interior_end, sh.out_end};
+            for (int k = 0; k < 2; ++k) {
+                convnd_shard part;
+                cr_assert_eq(
+                    convnd_shard_part(&whole, axis, begin, sizes[j], cuts[k], cuts[k + 1], &part),
+                    CONVND_OK, "%s: %s", what, convnd_last_error());
+                cr_expect(k == 1 || part.suffix_size == 0, "%s: the interior reads a suffix", what);
+                run_shard_part(&whole, axis, &part, &xd, &yd, hx, dx, dw, bias, dy, &opts, what);
             }
-            void *hp = pack_rows(dt, &xd, hx, &pd, axis, begin - sh.prefix_size);
-            void *hf = pack_rows(dt, &xd, hx, &fd, axis, begin + sizes[j]);
-            void *dp = test_device_upload(dt, hp, pd.numel > 0 ? pd.numel : 1);
-            void *df = test_device_upload(dt, hf, fd.numel > 0 ? fd.numel : 1);
-            cr_assert(dp && df);
-            convnd_plan_t *plan;
-            cr_assert_eq(convnd_plan_create(&plan, &q, &opts), CONVND_OK, "%s shard %d on %s: %s",
-                         text, j, spec, convnd_last_error());
-            const convnd_io io = {(const char *)dx + es * (size_t)(begin * xd.strides[2 + axis]),
-                                  dp,
-                                  dw,
-                                  bias,
-                                  NULL,
-                                  (char *)dy + es * (size_t)(sh.out_begin * yd.strides[2 + axis]),
-                                  NULL,
-                                  df};
-            cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK,
-                         "%s shard %d: %s", text, j, convnd_last_error());
-            convnd_plan_destroy(plan);
-            convnd_free(dp);
-            convnd_free(df);
-            free(hp);
-            free(hf);
+            ++split;
+        } else if (sh.out_end > sh.out_begin) {
+            run_shard_part(&whole, axis, &sh, &xd, &yd, hx, dx, dw, bias, dy, &opts, what);
         }
         begin += sizes[j];
     }
@@ -514,6 +538,7 @@ static void check_sharded_equals_whole(const char *text, int axis, const int64_t
                  (long long)whole.input[axis]);
     cr_expect_eq(rows, yd.shape[2 + axis], "the shards computed %lld of %lld output rows",
                  (long long)rows, (long long)yd.shape[2 + axis]);
+    shards_split += split;
     cr_assert_eq(convnd_synchronize(NULL), CONVND_OK);
     cr_assert_eq(convnd_memcpy_d2h(y_sharded, dy, es * (size_t)yd.numel), CONVND_OK);
     int64_t differ = 0, first = -1;
@@ -523,13 +548,20 @@ static void check_sharded_equals_whole(const char *text, int axis, const int64_t
             ++differ;
         }
     cr_expect(differ == 0,
-              "%s axis %d on %s: %lld of %lld outputs differ from the whole run "
-              "(first at %lld)",
-              text, axis, spec, (long long)differ, (long long)yd.numel, (long long)first);
+              "%s axis %d on %s%s: %lld of %lld outputs differ from the whole run (first at %lld)",
+              text, axis, spec, two_parts ? " in two parts" : "", (long long)differ,
+              (long long)yd.numel, (long long)first);
     void *dev[] = {dx, dw, db, dy};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
         convnd_free(dev[i]);
     free(hx), free(hw), free(hb), free(y_whole), free(y_sharded);
+}
+
+/* Each shard whole, and in two parts. */
+static void check_sharded_equals_whole(const char *text, int axis, const int64_t *sizes, int n,
+                                       const char *spec) {
+    check_sharded(text, axis, sizes, n, spec, 0);
+    check_sharded(text, axis, sizes, n, spec, 1);
 }
 
 /* The rule's figures on a case worked by hand: I=10, K=3, P0=P1=1 (O=10) in shards 4, 4, 2. */
@@ -539,9 +571,10 @@ Test(io_axis, shard_rows_by_hand) {
         int64_t begin, size;
         convnd_shard want;
     } cases[] = {
-        {0, 4, {0, 5, -1, 6, 0, 2, 1, 0}},
-        {4, 4, {5, 9, 4, 10, 0, 2, 0, 0}},
-        {8, 2, {9, 10, 8, 11, 0, 0, 0, 1}},
+        /* out rows, in rows, x rows, prefix, suffix, pads, interior_end */
+        {0, 4, {0, 5, -1, 6, 0, 4, 0, 2, 1, 0, 3}},
+        {4, 4, {5, 9, 4, 10, 4, 8, 0, 2, 0, 0, 7}},
+        {8, 2, {9, 10, 8, 11, 8, 10, 0, 0, 0, 1, 10}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         convnd_shard got;
@@ -580,6 +613,12 @@ Test(io_axis, bad_shards_are_refused) {
     convnd_problem io = test_parse_valid("fwd 2d Ci=2 Co=2 I=8,6 K=3 axis=0 suf=2");
     cr_expect_eq(convnd_shard_rows(&io, 0, 0, 4, &sh), CONVND_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(convnd_last_error(), "suffix_size=2"), "%s", convnd_last_error());
+    /* a part must lie inside the shard's rows ([0, 4) of O=8 here) */
+    cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 2, 6, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "output rows [2, 6) must be a non-empty part of the "
+                                          "shard's rows [0, 4)"),
+              "%s", convnd_last_error());
+    cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 2, 2, &sh), CONVND_ERR_INVALID_ARGUMENT);
     p.mode = CONVND_TRANSPOSED;
     cr_expect_eq(convnd_shard_rows(&p, 0, 0, 4, &sh), CONVND_ERR_UNSUPPORTED);
     cr_expect(memcmp(&sh, &untouched, sizeof sh) == 0, "the shard was written on error");
@@ -606,6 +645,7 @@ Test(io_axis, sharded_equals_whole_direct) {
         check_sharded_equals_whole("fwd 3d N=1 Ci=2 Co=2 I=3,8,5 K=3 P0=1 P1=1 act=silu", 1, h8, 3,
                                    "direct");
     }
+    cr_expect_gt(shards_split, 0, "no shard ran in two parts");
 }
 
 Test(io_axis, sharded_equals_whole_igemm) {
@@ -631,6 +671,7 @@ Test(io_axis, sharded_equals_whole_igemm) {
         check_sharded_equals_whole("fwd 2d N=2 Ci=8 Co=8 I=10,4 K=3 P0=-1,1 P1=2,1 tf32", 0, rows10,
                                    3, "igemm_tc:32x64x32_s2");
     }
+    cr_expect_gt(shards_split, 0, "no shard ran in two parts");
 }
 
 /* ---- the binding ----------------------------------------------------------------------------- */
