@@ -613,10 +613,10 @@ Test(io_axis, bad_shards_are_refused) {
     convnd_problem io = test_parse_valid("fwd 2d Ci=2 Co=2 I=8,6 K=3 axis=0 suf=2");
     cr_expect_eq(convnd_shard_rows(&io, 0, 0, 4, &sh), CONVND_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(convnd_last_error(), "suffix_size=2"), "%s", convnd_last_error());
-    /* a part must lie inside the shard's rows ([0, 4) of O=8 here) */
+    /* a part must lie inside the shard's rows ([0, 5) of O=8 here) */
     cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 2, 6, &sh), CONVND_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(convnd_last_error(), "output rows [2, 6) must be a non-empty part of the "
-                                          "shard's rows [0, 4)"),
+                                          "shard's rows [0, 5)"),
               "%s", convnd_last_error());
     cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 2, 2, &sh), CONVND_ERR_INVALID_ARGUMENT);
     p.mode = CONVND_TRANSPOSED;
