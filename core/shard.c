@@ -1,7 +1,9 @@
 /* SPEC §14's sharding identity: which output rows a shard computes, which input rows they read
- * and the shard's own problem (convnd.h, convnd_shard_rows and convnd_shard_part). The one place
- * the rule is written: convnd.distributed asks it for every rank's rows. */
+ * and the shard's own problem (convnd.h: convnd_shard_rows, convnd_shard_rows_aligned,
+ * convnd_shard_part). The one place the rule is written: convnd.distributed asks it for every
+ * rank's rows. */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "checked_math.h"
@@ -78,10 +80,27 @@ static void describe_part(const shard_axis *a, int64_t o0, int64_t o1, int64_t x
      * takes the windows' rows to exactly [in_begin, in_end) */
     r->pad_before = (x_begin - r->prefix_size) - r->in_begin;
     r->pad_after = r->in_end - (x_end + r->suffix_size);
-    /* the first row whose window reaches row `end` or past it (none past the last shard) */
+    /* interior: rows whose windows start at or after the shard's first row (any row of the
+     * first shard) and end before its last (any row of the last) */
+    r->interior_begin = a->begin == 0 ? o0 : clamp(ceil_div_signed(a->begin + a->P0, a->S), o0, o1);
     r->interior_end =
         a->end == a->I ? o1
                        : clamp(ceil_div_signed(a->end + a->P0 - a->D * (a->K - 1), a->S), o0, o1);
+    if (r->interior_end < r->interior_begin) r->interior_end = r->interior_begin;
+}
+
+/* Output rows [o0, o1) as a part of the shard: x = the shard's rows their windows read; when
+ * they read none (negative padding cropping the shard, or a window past it), the shard's row
+ * nearest them, which the part's padding then crops. x is never empty. */
+static void describe_clipped(const shard_axis *a, int64_t o0, int64_t o1, convnd_shard *r) {
+    describe_part(a, o0, o1, 0, 0, r);
+    int64_t x_begin = clamp(r->in_begin, a->begin, a->end);
+    int64_t x_end = clamp(r->in_end, a->begin, a->end);
+    if (x_begin >= x_end) {
+        x_begin = r->in_begin >= a->end ? a->end - 1 : a->begin;
+        x_end = x_begin + 1;
+    }
+    describe_part(a, o0, o1, x_begin, x_end, r);
 }
 
 convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
@@ -95,10 +114,37 @@ convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t s
     const int64_t lo = first_row_from(&a, a.begin);
     const int64_t hi = a.end == a.I ? a.O : first_row_from(&a, a.end);
     if (hi <= lo) { /* no window starts here: nothing to compute or read */
-        r.out_begin = r.out_end = r.interior_end = lo;
+        r.out_begin = r.out_end = r.interior_begin = r.interior_end = lo;
         r.in_begin = r.in_end = r.x_begin = r.x_end = a.begin;
     } else {
         describe_part(&a, lo, hi, a.begin, a.end, &r);
+    }
+    *out = r;
+    return CONVND_OK;
+}
+
+/* ceil(v * O / I) for 0 <= v <= I, without overflow: v * O in two parts */
+static int64_t scaled_row(int64_t v, int64_t O, int64_t I) {
+    const int64_t q = v / I, rem = v % I; /* v * O / I = q * O + rem * O / I */
+    int64_t prod;
+    if (!convnd_mul_overflows(rem, O, &prod)) return q * O + convnd_ceil_div(prod, I);
+    return q * O + (int64_t)ceill((long double)rem * (long double)O / (long double)I);
+}
+
+convnd_status convnd_shard_rows_aligned(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                        int64_t shard_size, convnd_shard *out) {
+    if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "shard is NULL");
+    shard_axis a;
+    convnd_status st = shard_axis_of(p, axis, shard_begin, shard_size, &a);
+    if (st) return st;
+    const int64_t lo = scaled_row(a.begin, a.O, a.I), hi = scaled_row(a.end, a.O, a.I);
+    convnd_shard r;
+    memset(&r, 0, sizeof r);
+    if (hi <= lo) {
+        r.out_begin = r.out_end = r.interior_begin = r.interior_end = lo;
+        r.in_begin = r.in_end = r.x_begin = r.x_end = a.begin;
+    } else {
+        describe_clipped(&a, lo, hi, &r);
     }
     *out = r;
     return CONVND_OK;
@@ -111,20 +157,14 @@ convnd_status convnd_shard_part(const convnd_problem *p, int32_t axis, int64_t s
     shard_axis a;
     convnd_status st = shard_axis_of(p, axis, shard_begin, shard_size, &a);
     if (st) return st;
-    const int64_t lo = first_row_from(&a, a.begin);
-    const int64_t hi = a.end == a.I ? a.O : first_row_from(&a, a.end);
-    if (out_begin < lo || out_end > hi || out_begin >= out_end)
+    if (out_begin < 0 || out_end > a.O || out_begin >= out_end)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "output rows [%" PRId64 ", %" PRId64
-                            ") must be a non-empty part of the shard's rows [%" PRId64 ", %" PRId64
-                            ") (shard rows [%" PRId64 ", %" PRId64 "))",
-                            out_begin, out_end, lo, hi, a.begin, a.end);
+                            ") must be non-empty and inside the output's %" PRId64 " rows",
+                            out_begin, out_end, a.O);
     convnd_shard r;
     memset(&r, 0, sizeof r);
-    describe_part(&a, out_begin, out_end, 0, 0, &r);
-    /* x: the shard's rows the part reads; its windows start in the shard, so never empty */
-    describe_part(&a, out_begin, out_end, clamp(r.in_begin, a.begin, a.end),
-                  clamp(r.in_end, a.begin, a.end), &r);
+    describe_clipped(&a, out_begin, out_end, &r);
     *out = r;
     return CONVND_OK;
 }

@@ -173,23 +173,31 @@ convnd_status convnd_output_size(const convnd_problem *p, int64_t out[CONVND_MAX
  * [0, I) are the original padding). Its own problem is p with input[axis] = x_end - x_begin
  * (x: those rows of the whole input, a view of the shard), prefix_size and suffix_size rows of
  * other shards before and after them, and pad_before/pad_after[axis] = pad_before/pad_after here
- * (negative values crop); its output is exactly rows [out_begin, out_end). Rows [out_begin,
- * interior_end) read no row past the shard: they can be computed before its suffix arrives. */
+ * (negative values crop); its output is exactly rows [out_begin, out_end). Rows
+ * [interior_begin, interior_end) read only the shard's rows (and padding): they can be computed
+ * while the halo is in flight. */
 typedef struct convnd_shard {
     int64_t out_begin, out_end;
     int64_t in_begin, in_end;
     int64_t x_begin, x_end;
     int64_t prefix_size, suffix_size;
     int64_t pad_before, pad_after;
-    int64_t interior_end;
+    int64_t interior_begin, interior_end;
 } convnd_shard;
-/* The shard's rows by SPEC §14's identity, x = the whole shard (x_begin, x_end = its rows). */
+/* The shard's rows by SPEC §14's identity (the rows whose windows start in the shard: its halo
+ * is a suffix only), x = the whole shard (x_begin, x_end = its rows). */
 convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
                                 int64_t shard_size, convnd_shard *out);
-/* Output rows [out_begin, out_end), a part of the shard's (convnd_shard_rows) rows, as their own
- * problem: x = the shard's rows they read (never empty), the halo beyond it as prefix and
- * suffix. Two parts of a shard compute its rows in two launches: the interior ones while the
- * suffix is in flight, then the rest. */
+/* The shard's rows aligned with its input rows: [ceil(begin * O / I), ceil(end * O / I)), the
+ * same rows as the input's for a "same" conv (O = I), so that a chain of such convs and
+ * row-local layers (a residual add, nearest upsampling) keeps one row partition; the halo is on
+ * both sides. x = the shard's rows the windows read. */
+convnd_status convnd_shard_rows_aligned(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                        int64_t shard_size, convnd_shard *out);
+/* Any output rows [out_begin, out_end) of the whole conv, computed by the shard, as their own
+ * problem: x = the shard's rows their windows read (at least one), the rows beyond it as prefix
+ * and suffix. A shard's rows in parts (the interior while the halo is in flight, then the
+ * rest) are parts of its rows. */
 convnd_status convnd_shard_part(const convnd_problem *p, int32_t axis, int64_t shard_begin,
                                 int64_t shard_size, int64_t out_begin, int64_t out_end,
                                 convnd_shard *out);

@@ -473,14 +473,16 @@ static void run_shard_part(const convnd_problem *whole, int axis, const convnd_s
     free(hf);
 }
 
+enum { SHARD_ALIGNED = 1, SHARD_PARTS = 2 };
+
 /* The whole problem (text) forward on spec, then split along axis into shards of the given sizes:
- * each shard runs its rows (convnd_shard_rows) as one problem, or, with two_parts, as its interior
- * rows and then the rest (convnd_shard_part: the overlap of convnd.distributed), with x a view of
- * its rows of the whole x, its halo rows as a packed prefix and suffix, and y a view of its rows
- * of the whole (poisoned) y. The assembled y must equal the whole run's bit for bit, every output
- * written. */
+ * each shard runs its rows (convnd_shard_rows, or convnd_shard_rows_aligned with SHARD_ALIGNED)
+ * as one problem, or, with SHARD_PARTS, as its interior rows and then the rest before and after
+ * them (convnd_shard_part: the overlap of convnd.distributed), with x a view of its rows of the
+ * whole x, its halo rows as a packed prefix and suffix, and y a view of its rows of the whole
+ * (poisoned) y. The assembled y must equal the whole run's bit for bit, every output written. */
 static void check_sharded(const char *text, int axis, const int64_t *sizes, int n, const char *spec,
-                          int two_parts) {
+                          int mode) {
     const convnd_problem whole = test_parse_valid(text);
     const convnd_dtype dt = whole.dtype;
     const size_t es = convnd_ref_dtype_size(dt);
@@ -511,21 +513,29 @@ static void check_sharded(const char *text, int axis, const int64_t *sizes, int 
     int64_t begin = 0, rows = 0, split = 0;
     for (int j = 0; j < n; ++j) {
         convnd_shard sh;
-        cr_assert_eq(convnd_shard_rows(&whole, axis, begin, sizes[j], &sh), CONVND_OK, "%s",
-                     convnd_last_error());
+        cr_assert_eq((mode & SHARD_ALIGNED ? convnd_shard_rows_aligned
+                                           : convnd_shard_rows)(&whole, axis, begin, sizes[j], &sh),
+                     CONVND_OK, "%s", convnd_last_error());
         cr_expect_eq(sh.out_begin, rows, "%s shard %d starts at output row %lld, not %lld", text, j,
                      (long long)sh.out_begin, (long long)rows);
         rows = sh.out_end;
         char what[600];
         snprintf(what, sizeof what, "%s axis %d shard %d", text, axis, j);
-        if (two_parts && sh.out_begin < sh.interior_end && sh.interior_end < sh.out_end) {
-            const int64_t cuts[3] = {sh.out_begin, sh.interior_end, sh.out_end};
-            for (int k = 0; k < 2; ++k) {
+        if ((mode & SHARD_PARTS) && sh.interior_begin < sh.interior_end &&
+            (sh.out_begin < sh.interior_begin || sh.interior_end < sh.out_end)) {
+            /* the interior first (as while the halo is in flight), then the rows before and
+             * after it */
+            const int64_t cuts[3][2] = {{sh.interior_begin, sh.interior_end},
+                                        {sh.out_begin, sh.interior_begin},
+                                        {sh.interior_end, sh.out_end}};
+            for (int k = 0; k < 3; ++k) {
+                if (cuts[k][0] >= cuts[k][1]) continue;
                 convnd_shard part;
                 cr_assert_eq(
-                    convnd_shard_part(&whole, axis, begin, sizes[j], cuts[k], cuts[k + 1], &part),
+                    convnd_shard_part(&whole, axis, begin, sizes[j], cuts[k][0], cuts[k][1], &part),
                     CONVND_OK, "%s: %s", what, convnd_last_error());
-                cr_expect(k == 1 || part.suffix_size == 0, "%s: the interior reads a suffix", what);
+                cr_expect(k > 0 || (part.prefix_size == 0 && part.suffix_size == 0),
+                          "%s: the interior reads a halo", what);
                 run_shard_part(&whole, axis, &part, &xd, &yd, hx, dx, dw, bias, dy, &opts, what);
             }
             ++split;
@@ -549,7 +559,7 @@ static void check_sharded(const char *text, int axis, const int64_t *sizes, int 
         }
     cr_expect(differ == 0,
               "%s axis %d on %s%s: %lld of %lld outputs differ from the whole run (first at %lld)",
-              text, axis, spec, two_parts ? " in two parts" : "", (long long)differ,
+              text, axis, spec, mode & SHARD_PARTS ? " in parts" : "", (long long)differ,
               (long long)yd.numel, (long long)first);
     void *dev[] = {dx, dw, db, dy};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i)
@@ -557,11 +567,11 @@ static void check_sharded(const char *text, int axis, const int64_t *sizes, int 
     free(hx), free(hw), free(hb), free(y_whole), free(y_sharded);
 }
 
-/* Each shard whole, and in two parts. */
+/* Each shard whole and in parts, by SPEC §14's rows and by the aligned ones. */
 static void check_sharded_equals_whole(const char *text, int axis, const int64_t *sizes, int n,
                                        const char *spec) {
-    check_sharded(text, axis, sizes, n, spec, 0);
-    check_sharded(text, axis, sizes, n, spec, 1);
+    for (int mode = 0; mode < 4; ++mode)
+        check_sharded(text, axis, sizes, n, spec, mode);
 }
 
 /* The rule's figures on a case worked by hand: I=10, K=3, P0=P1=1 (O=10) in shards 4, 4, 2. */
@@ -571,10 +581,10 @@ Test(io_axis, shard_rows_by_hand) {
         int64_t begin, size;
         convnd_shard want;
     } cases[] = {
-        /* out rows, in rows, x rows, prefix, suffix, pads, interior_end */
-        {0, 4, {0, 5, -1, 6, 0, 4, 0, 2, 1, 0, 3}},
-        {4, 4, {5, 9, 4, 10, 4, 8, 0, 2, 0, 0, 7}},
-        {8, 2, {9, 10, 8, 11, 8, 10, 0, 0, 0, 1, 10}},
+        /* out rows, in rows, x rows, prefix, suffix, pads, interior rows */
+        {0, 4, {0, 5, -1, 6, 0, 4, 0, 2, 1, 0, 0, 3}},
+        {4, 4, {5, 9, 4, 10, 4, 8, 0, 2, 0, 0, 5, 7}},
+        {8, 2, {9, 10, 8, 11, 8, 10, 0, 0, 0, 1, 9, 10}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         convnd_shard got;
@@ -594,6 +604,31 @@ Test(io_axis, shard_rows_by_hand) {
     cr_assert_eq(convnd_shard_rows(&s2, 0, 1, 2, &got), CONVND_OK);
     cr_expect(got.out_begin == 1 && got.out_end == 1 && got.suffix_size == 0, "[%lld, %lld)",
               (long long)got.out_begin, (long long)got.out_end);
+    /* aligned rows of a "same" conv are the input's rows; the halo on both sides: the middle
+     * shard [4, 8) computes rows [4, 8) from rows [3, 9): one row of prefix and of suffix */
+    cr_assert_eq(convnd_shard_rows_aligned(&p, 0, 4, 4, &got), CONVND_OK, "%s",
+                 convnd_last_error());
+    const convnd_shard middle = {4, 8, 3, 9, 4, 8, 1, 1, 0, 0, 5, 7};
+    cr_expect(memcmp(&got, &middle, sizeof got) == 0,
+              "aligned [4, +4): out [%lld, %lld) prefix %lld suffix %lld pads %lld %lld interior "
+              "[%lld, %lld)",
+              (long long)got.out_begin, (long long)got.out_end, (long long)got.prefix_size,
+              (long long)got.suffix_size, (long long)got.pad_before, (long long)got.pad_after,
+              (long long)got.interior_begin, (long long)got.interior_end);
+    /* rows that read none of the shard's rows: x is its nearest row, cropped by the padding (rows
+     * [6, 8) read [5, 9): x = row 3, suffix rows [4, 8), pads -2 and 1) */
+    const convnd_problem same = test_parse_valid("fwd 1d Ci=1 Co=1 I=8 K=3 P0=1 P1=1");
+    cr_assert_eq(convnd_shard_part(&same, 0, 0, 4, 6, 8, &got), CONVND_OK);
+    cr_expect(got.x_begin == 3 && got.x_end == 4 && got.prefix_size == 0 && got.suffix_size == 4 &&
+                  got.pad_before == -2 && got.pad_after == 1,
+              "x [%lld, %lld) suffix %lld pads %lld %lld", (long long)got.x_begin,
+              (long long)got.x_end, (long long)got.suffix_size, (long long)got.pad_before,
+              (long long)got.pad_after);
+    /* stride 2 (O = 5 of I = 10): rows [ceil(4 * 5 / 10), ceil(8 * 5 / 10)) = [2, 4) */
+    const convnd_problem half = test_parse_valid("fwd 1d Ci=1 Co=1 I=10 K=3 S=2 P0=1 P1=1");
+    cr_assert_eq(convnd_shard_rows_aligned(&half, 0, 4, 4, &got), CONVND_OK);
+    cr_expect(got.out_begin == 2 && got.out_end == 4, "[%lld, %lld)", (long long)got.out_begin,
+              (long long)got.out_end);
 }
 
 Test(io_axis, bad_shards_are_refused) {
@@ -613,10 +648,10 @@ Test(io_axis, bad_shards_are_refused) {
     convnd_problem io = test_parse_valid("fwd 2d Ci=2 Co=2 I=8,6 K=3 axis=0 suf=2");
     cr_expect_eq(convnd_shard_rows(&io, 0, 0, 4, &sh), CONVND_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(convnd_last_error(), "suffix_size=2"), "%s", convnd_last_error());
-    /* a part must lie inside the shard's rows ([0, 5) of O=8 here) */
-    cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 2, 6, &sh), CONVND_ERR_INVALID_ARGUMENT);
-    cr_expect(strstr(convnd_last_error(), "output rows [2, 6) must be a non-empty part of the "
-                                          "shard's rows [0, 5)"),
+    /* a part must lie inside the output (8 rows) and read some of the shard's rows */
+    cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 5, 9, &sh), CONVND_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(convnd_last_error(), "output rows [5, 9) must be non-empty and inside the "
+                                          "output's 8 rows"),
               "%s", convnd_last_error());
     cr_expect_eq(convnd_shard_part(&p, 0, 0, 4, 2, 2, &sh), CONVND_ERR_INVALID_ARGUMENT);
     p.mode = CONVND_TRANSPOSED;
