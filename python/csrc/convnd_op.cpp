@@ -1,6 +1,8 @@
-// torch.ops.convnd.conv_nd: the canonical convnd call as a PyTorch operator, and
+// torch.ops.convnd.conv_nd: the canonical convnd call as a PyTorch operator,
 // torch.ops.convnd.conv_nd_wgrad: the weight gradient of such a call (convnd's CONVND_WGRAD mode,
-// transposed problems through convnd_bind_wgrad).
+// transposed problems through convnd_bind_wgrad), and torch.ops.convnd.conv_nd_halo(_out): a
+// forward conv over cat(prefix, x, suffix) along one spatial axis without the copy (SPEC §14, the
+// shard of convnd.distributed).
 //
 // One problem builder per op serves the real kernel (CPU tensors on convnd's emulated device,
 // CUDA tensors on the GPU), the Meta kernel (shapes for FakeTensor / torch.compile) and the plan
@@ -822,6 +824,222 @@ std::string wgrad_plan_name(const at::Tensor &x, const at::Tensor &dy,
     return plan_text(c.q, x, schedule, "wgrad_plan_name");
 }
 
+// ---- SPEC §14: a shard with its halo (convnd.distributed) ------------------------------------
+
+// A halo tensor as the C API reads it: x's rank, dtype and device, packed in x's layout (a halo
+// received from a neighbour already is; anything else is copied: it is a few rows).
+at::Tensor packed_halo(const at::Tensor &t, convnd_layout layout, const at::Tensor &x,
+                       const char *name) {
+    TORCH_CHECK_VALUE(t.dim() == x.dim(), "convnd: ", name, " of shape ", shape_text(t.sizes()),
+                      " has ", t.dim(), " dims; expected ", x.dim(), " like x");
+    TORCH_CHECK_VALUE(t.scalar_type() == x.scalar_type(), "convnd: ", name, " has dtype ",
+                      t.scalar_type(), " but x has dtype ", x.scalar_type());
+    TORCH_CHECK_VALUE(t.device() == x.device(), "convnd: ", name, " is on ", t.device(),
+                      " but x is on ", x.device());
+    if (has_packed_strides(t, layout)) return t;
+    return empty_in_layout(t.sizes(), layout, t.options()).copy_(t);
+}
+
+struct HaloCall {
+    Call c;
+    at::Tensor prefix, suffix; // undefined when absent (or empty along the axis)
+};
+
+// The problem of a shard: forward conv_nd over x with a prefix and a suffix on spatial dim `axis`
+// (0-based over the spatial dims) and, when out is given, y a view of out (SPEC §11).
+HaloCall make_halo_call(const at::Tensor &x, const at::Tensor &w,
+                        const std::optional<at::Tensor> &bias,
+                        const std::optional<at::Tensor> &prefix,
+                        const std::optional<at::Tensor> &suffix, int64_t axis,
+                        c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                        c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                        int64_t groups, int64_t activation, const at::Tensor *out) {
+    HaloCall h;
+    h.c = make_call(x, w, bias, std::nullopt, stride, dilation, padding_before, padding_after,
+                    groups, CONVND_FORWARD, 1.0, 0.0, activation, true);
+    convnd_problem &p = h.c.p;
+    TORCH_CHECK_VALUE(axis >= 0 && axis < p.dims, "convnd: axis=", axis,
+                      " must name a spatial dim 0..", p.dims - 1, " (x has ", x.dim(), " dims)");
+    p.io_axis = (int32_t)axis;
+    if (prefix && prefix->size(2 + axis) > 0) {
+        h.prefix = packed_halo(*prefix, p.x_layout, x, "prefix");
+        p.prefix_size = prefix->size(2 + axis);
+    }
+    if (suffix && suffix->size(2 + axis) > 0) {
+        h.suffix = packed_halo(*suffix, p.x_layout, x, "suffix");
+        p.suffix_size = suffix->size(2 + axis);
+    }
+    if (out) { // y is written in place: out's strides as y's view
+        TORCH_CHECK_VALUE(out->scalar_type() == x.scalar_type() && out->device() == x.device(),
+                          "convnd: out has dtype ", out->scalar_type(), " on ", out->device(),
+                          " but x has dtype ", x.scalar_type(), " on ", x.device());
+        TORCH_CHECK_VALUE(out->dim() == x.dim(), "convnd: out of shape ", shape_text(out->sizes()),
+                          " has ", out->dim(), " dims; expected ", x.dim());
+        p.y_view.custom = 1;
+        for (int64_t d = 0; d < out->dim(); ++d)
+            p.y_view.strides[d] = out->stride(d);
+        p.y_view.extent =
+            (int64_t)(out->storage().nbytes() / out->itemsize()) - out->storage_offset();
+    }
+    return h;
+}
+
+// Checks the halo tensors and out against the shapes shape_of(which) gives.
+template <class ShapeOf>
+void check_halo_operands(const HaloCall &h, const at::Tensor *out, ShapeOf shape_of) {
+    auto expect = [&](const at::Tensor &t, convnd_tensor which, const char *name) {
+        if (!t.defined()) return;
+        const std::vector<int64_t> want = shape_of(which);
+        TORCH_CHECK_VALUE(t.sizes() == c10::IntArrayRef(want), "convnd: ", name, " has shape ",
+                          shape_text(t.sizes()), " but the problem (axis=", h.c.p.io_axis,
+                          ") expects ", shape_text(want));
+    };
+    expect(h.prefix, CONVND_X_PREFIX, "prefix");
+    expect(h.suffix, CONVND_X_SUFFIX, "suffix");
+    if (out) expect(*out, CONVND_Y, "out");
+}
+
+void conv_nd_halo_run(const at::Tensor &x, const at::Tensor &w,
+                      const std::optional<at::Tensor> &bias,
+                      const std::optional<at::Tensor> &prefix,
+                      const std::optional<at::Tensor> &suffix, int64_t axis,
+                      c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                      c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                      int64_t groups, int64_t activation, std::optional<c10::string_view> schedule,
+                      const at::Tensor *out, at::Tensor &y) {
+    check_device(x);
+    HaloCall h = make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
+                                padding_after, groups, activation, out);
+    const Call &c = h.c;
+    const std::string key = plan_key('h', c.p, x.device(), schedule);
+    std::shared_ptr<const CachedPlan> plan = plan_cache().find(key);
+    // the key fixes x, the halo sizes, out's strides and the geometry; the rest is checked
+    if (!plan || !operand_matches(c.w, plan->operand_shapes[0], x) ||
+        !operand_matches(c.bias, plan->operand_shapes[1], x) ||
+        !operand_matches(h.prefix, plan->operand_shapes[2], x) ||
+        !operand_matches(h.suffix, plan->operand_shapes[3], x) ||
+        (out && !same_shape(*out, plan->out_shape))) {
+        auto made = make_plan(c.p, x, schedule, "conv_nd_halo");
+        auto shape_of = [&](convnd_tensor which) {
+            convnd_tensor_desc d;
+            check(convnd_plan_tensor_describe(made->plan, which, &d), "conv_nd_halo");
+            return std::vector<int64_t>(d.shape, d.shape + d.rank);
+        };
+        check_operands(c, x, bias, std::nullopt, shape_of);
+        check_halo_operands(h, out, shape_of);
+        made->out_shape = shape_of(CONVND_Y);
+        made->operand_shapes = {
+            shape_of(CONVND_W), bias ? shape_of(CONVND_BIAS) : std::vector<int64_t>{},
+            h.prefix.defined() ? shape_of(CONVND_X_PREFIX) : std::vector<int64_t>{},
+            h.suffix.defined() ? shape_of(CONVND_X_SUFFIX) : std::vector<int64_t>{}};
+        plan_cache().insert(key, made);
+        plan = made;
+    }
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    y = out ? *out : empty_in_layout(plan->out_shape, c.p.y_layout, x.options());
+    at::Tensor ws;
+    void *workspace = aligned_workspace(plan->workspace_bytes, x.options(), ws);
+    convnd_io io{};
+    io.x = c.x.data_ptr();
+    io.x_prefix = ptr_or_null(h.prefix);
+    io.x_suffix = ptr_or_null(h.suffix);
+    io.w = c.w.data_ptr();
+    io.bias = ptr_or_null(c.bias);
+    io.y = y.data_ptr();
+    check(convnd_plan_execute_io(plan->plan, &io, workspace, plan->workspace_bytes,
+                                 stream_of(x.device())),
+          "conv_nd_halo");
+}
+
+at::Tensor
+conv_nd_halo_impl(const at::Tensor &x, const at::Tensor &w, const std::optional<at::Tensor> &bias,
+                  const std::optional<at::Tensor> &prefix, const std::optional<at::Tensor> &suffix,
+                  int64_t axis, c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                  c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
+                  int64_t activation, std::optional<c10::string_view> schedule) {
+    at::Tensor y;
+    conv_nd_halo_run(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
+                     padding_after, groups, activation, schedule, nullptr, y);
+    return y;
+}
+
+void conv_nd_halo_out_impl(const at::Tensor &x, const at::Tensor &w,
+                           const std::optional<at::Tensor> &bias,
+                           const std::optional<at::Tensor> &prefix,
+                           const std::optional<at::Tensor> &suffix, int64_t axis,
+                           c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                           c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
+                           int64_t groups, int64_t activation,
+                           std::optional<c10::string_view> schedule, const at::Tensor &out) {
+    at::Tensor y;
+    conv_nd_halo_run(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
+                     padding_after, groups, activation, schedule, &out, y);
+}
+
+// Shapes only, for concrete sizes (the library validates the problem); symbolic sizes are not
+// supported by the halo op.
+at::Tensor
+conv_nd_halo_meta(const at::Tensor &x, const at::Tensor &w, const std::optional<at::Tensor> &bias,
+                  const std::optional<at::Tensor> &prefix, const std::optional<at::Tensor> &suffix,
+                  int64_t axis, c10::IntArrayRef stride, c10::IntArrayRef dilation,
+                  c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
+                  int64_t activation, std::optional<c10::string_view> schedule) {
+    (void)schedule;
+    TORCH_CHECK_VALUE(concrete_sizes(x, w), "convnd: conv_nd_halo needs concrete sizes");
+    HaloCall h = make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
+                                padding_after, groups, activation, nullptr);
+    check_call(h.c, x, bias, std::nullopt);
+    check_halo_operands(h, nullptr, [&](convnd_tensor which) {
+        return described_shape(h.c.p, which, "conv_nd_halo");
+    });
+    return empty_in_layout(described_shape(h.c.p, CONVND_Y, "conv_nd_halo"), h.c.p.y_layout,
+                           x.options());
+}
+
+// SPEC §14's rule (convnd_shard_rows / convnd_shard_part) along one axis, as a dict: a 1-D
+// problem carries the axis' figures (the rule reads nothing else).
+py::dict shard_dict(const convnd_shard &s) {
+    py::dict d;
+    d["out_begin"] = s.out_begin, d["out_end"] = s.out_end;
+    d["in_begin"] = s.in_begin, d["in_end"] = s.in_end;
+    d["x_begin"] = s.x_begin, d["x_end"] = s.x_end;
+    d["prefix"] = s.prefix_size, d["suffix"] = s.suffix_size;
+    d["pad_before"] = s.pad_before, d["pad_after"] = s.pad_after;
+    d["interior_begin"] = s.interior_begin, d["interior_end"] = s.interior_end;
+    return d;
+}
+
+convnd_problem axis_problem(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
+                            int64_t pad_before, int64_t pad_after) {
+    convnd_problem p;
+    convnd_problem_init(&p, 1);
+    p.C_in = p.C_out = 1;
+    p.input[0] = input, p.kernel[0] = kernel, p.stride[0] = stride, p.dilation[0] = dilation;
+    p.pad_before[0] = pad_before, p.pad_after[0] = pad_after;
+    return p;
+}
+
+py::dict shard_rows(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
+                    int64_t pad_before, int64_t pad_after, int64_t begin, int64_t size,
+                    bool aligned) {
+    const convnd_problem p = axis_problem(input, kernel, stride, dilation, pad_before, pad_after);
+    convnd_shard s;
+    check(aligned ? convnd_shard_rows_aligned(&p, 0, begin, size, &s)
+                  : convnd_shard_rows(&p, 0, begin, size, &s),
+          "shard_rows");
+    return shard_dict(s);
+}
+
+py::dict shard_part(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
+                    int64_t pad_before, int64_t pad_after, int64_t begin, int64_t size,
+                    int64_t out_begin, int64_t out_end) {
+    const convnd_problem p = axis_problem(input, kernel, stride, dilation, pad_before, pad_after);
+    convnd_shard s;
+    check(convnd_shard_part(&p, 0, begin, size, out_begin, out_end, &s), "shard_part");
+    return shard_dict(s);
+}
+
 } // namespace
 
 TORCH_LIBRARY(convnd, m) {
@@ -831,19 +1049,30 @@ TORCH_LIBRARY(convnd, m) {
     m.def("conv_nd_wgrad(Tensor x, Tensor dy, int[] weight_size, Tensor? z, int[] stride, "
           "int[] dilation, int[] padding_before, int[] padding_after, int groups=1, int mode=0, "
           "float alpha=1., float beta=0., str? schedule=None) -> Tensor");
+    m.def("conv_nd_halo(Tensor x, Tensor w, Tensor? bias, Tensor? prefix, Tensor? suffix, "
+          "int axis, int[] stride, int[] dilation, int[] padding_before, int[] padding_after, "
+          "int groups=1, int activation=0, str? schedule=None) -> Tensor");
+    m.def("conv_nd_halo_out(Tensor x, Tensor w, Tensor? bias, Tensor? prefix, Tensor? suffix, "
+          "int axis, int[] stride, int[] dilation, int[] padding_before, int[] padding_after, "
+          "int groups, int activation, str? schedule, Tensor(a!) out) -> ()");
 }
 
 TORCH_LIBRARY_IMPL(convnd, CPU, m) {
     m.impl("conv_nd", &conv_nd_impl);
     m.impl("conv_nd_wgrad", &conv_nd_wgrad_impl);
+    m.impl("conv_nd_halo", &conv_nd_halo_impl);
+    m.impl("conv_nd_halo_out", &conv_nd_halo_out_impl);
 }
 TORCH_LIBRARY_IMPL(convnd, CUDA, m) {
     m.impl("conv_nd", &conv_nd_impl);
     m.impl("conv_nd_wgrad", &conv_nd_wgrad_impl);
+    m.impl("conv_nd_halo", &conv_nd_halo_impl);
+    m.impl("conv_nd_halo_out", &conv_nd_halo_out_impl);
 }
 TORCH_LIBRARY_IMPL(convnd, Meta, m) {
     m.impl("conv_nd", &conv_nd_meta);
     m.impl("conv_nd_wgrad", &conv_nd_wgrad_meta);
+    m.impl("conv_nd_halo", &conv_nd_halo_meta);
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -863,6 +1092,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         },
         "Every convnd schedule's name");
     m.attr("workspace_alignment") = (int64_t)CONVND_WORKSPACE_ALIGNMENT;
+    m.def("shard_rows", &shard_rows,
+          "SPEC 14: the rows a shard [begin, begin+size) of one axis (input, kernel, stride, "
+          "dilation, pad_before, pad_after) computes and reads (convnd_shard_rows, or "
+          "convnd_shard_rows_aligned when aligned)");
+    m.def("shard_part", &shard_part,
+          "SPEC 14: output rows [out_begin, out_end) of a shard as their own problem "
+          "(convnd_shard_part)");
     m.def(
         "plan_cache_info", []() { return plan_cache().info(); },
         "The ops' plan cache: (entries, capacity, hits, misses)");
