@@ -213,6 +213,9 @@ if python3 -c 'import torch' 2>/dev/null && [ -f "$build/libconvnd.so" ]; then
   if [ "$device" = gpu ]; then
     bounded 60 python3 bench/torch_op.py --device cuda >>"$out/bench.txt" 2>&1
     note "python op bench: rc=$? (rows at the end of bench.txt)"
+    # SPEC 14 on NCCL: 2 ranks sharing the one GPU (SHARED-GPU: the sharding's overhead only)
+    bounded 60 python3 bench/spatial_parallel.py --ranks 2 >>"$out/bench.txt" 2>&1
+    note "spatial parallel bench: rc=$? (rows at the end of bench.txt)"
   fi
 else
   note "python: skipped (no torch, or no libconvnd.so)"
