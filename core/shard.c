@@ -103,26 +103,6 @@ static void describe_clipped(const shard_axis *a, int64_t o0, int64_t o1, convnd
     describe_part(a, o0, o1, x_begin, x_end, r);
 }
 
-convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
-                                int64_t shard_size, convnd_shard *out) {
-    if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "shard is NULL");
-    shard_axis a;
-    convnd_status st = shard_axis_of(p, axis, shard_begin, shard_size, &a);
-    if (st) return st;
-    convnd_shard r;
-    memset(&r, 0, sizeof r);
-    const int64_t lo = first_row_from(&a, a.begin);
-    const int64_t hi = a.end == a.I ? a.O : first_row_from(&a, a.end);
-    if (hi <= lo) { /* no window starts here: nothing to compute or read */
-        r.out_begin = r.out_end = r.interior_begin = r.interior_end = lo;
-        r.in_begin = r.in_end = r.x_begin = r.x_end = a.begin;
-    } else {
-        describe_part(&a, lo, hi, a.begin, a.end, &r);
-    }
-    *out = r;
-    return CONVND_OK;
-}
-
 /* ceil(v * O / I) for 0 <= v <= I, without overflow: v * O in two parts */
 static int64_t scaled_row(int64_t v, int64_t O, int64_t I) {
     const int64_t q = v / I, rem = v % I; /* v * O / I = q * O + rem * O / I */
@@ -131,23 +111,40 @@ static int64_t scaled_row(int64_t v, int64_t O, int64_t I) {
     return q * O + (int64_t)ceill((long double)rem * (long double)O / (long double)I);
 }
 
-convnd_status convnd_shard_rows_aligned(const convnd_problem *p, int32_t axis, int64_t shard_begin,
-                                        int64_t shard_size, convnd_shard *out) {
+/* A shard's rows by one of the two rules: SPEC §14's (the windows that start in the shard; x =
+ * the whole shard) or the aligned one (x = the rows read). */
+static convnd_status shard_rows_by(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                   int64_t shard_size, int aligned, convnd_shard *out) {
     if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "shard is NULL");
     shard_axis a;
     convnd_status st = shard_axis_of(p, axis, shard_begin, shard_size, &a);
     if (st) return st;
-    const int64_t lo = scaled_row(a.begin, a.O, a.I), hi = scaled_row(a.end, a.O, a.I);
+    const int64_t lo = aligned ? scaled_row(a.begin, a.O, a.I) : first_row_from(&a, a.begin);
+    const int64_t hi = aligned        ? scaled_row(a.end, a.O, a.I)
+                       : a.end == a.I ? a.O
+                                      : first_row_from(&a, a.end);
     convnd_shard r;
     memset(&r, 0, sizeof r);
-    if (hi <= lo) {
+    if (hi <= lo) { /* no rows here: nothing to compute or read */
         r.out_begin = r.out_end = r.interior_begin = r.interior_end = lo;
         r.in_begin = r.in_end = r.x_begin = r.x_end = a.begin;
-    } else {
+    } else if (aligned) {
         describe_clipped(&a, lo, hi, &r);
+    } else {
+        describe_part(&a, lo, hi, a.begin, a.end, &r);
     }
     *out = r;
     return CONVND_OK;
+}
+
+convnd_status convnd_shard_rows(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                int64_t shard_size, convnd_shard *out) {
+    return shard_rows_by(p, axis, shard_begin, shard_size, 0, out);
+}
+
+convnd_status convnd_shard_rows_aligned(const convnd_problem *p, int32_t axis, int64_t shard_begin,
+                                        int64_t shard_size, convnd_shard *out) {
+    return shard_rows_by(p, axis, shard_begin, shard_size, 1, out);
 }
 
 convnd_status convnd_shard_part(const convnd_problem *p, int32_t axis, int64_t shard_begin,
