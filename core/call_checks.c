@@ -39,8 +39,8 @@ static void call_spans(const convnd_problem *p, const convnd_problem_sizes *size
     spans[1] = (tensor_span){wgrad ? "dy" : "w", io->w, (wgrad ? s.y_span : s.w_numel) * e, 1};
     spans[2] = (tensor_span){"bias", io->bias, s.bias_numel * e, p->has_bias};
     spans[3] = (tensor_span){"z", io->z, s.z_span * e, p->has_z};
-    spans[4] = (tensor_span){"x_prefix", io->x_prefix, s.prefix_numel * e, p->prefix_size > 0};
-    spans[5] = (tensor_span){"x_suffix", io->x_suffix, s.suffix_numel * e, p->suffix_size > 0};
+    spans[4] = (tensor_span){"x_prefix", io->x_prefix, s.prefix_span * e, p->prefix_size > 0};
+    spans[5] = (tensor_span){"x_suffix", io->x_suffix, s.suffix_span * e, p->suffix_size > 0};
     spans[6] = (tensor_span){wgrad ? "dw" : "y", io->y, (wgrad ? s.w_numel : s.y_span) * e, 1};
     spans[7] = (tensor_span){"state", io->state, s.state_numel * e, p->state_size > 0};
 }

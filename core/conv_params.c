@@ -39,8 +39,8 @@ static int64_t abs64(int64_t v) {
 static int needs_index64(const convnd_conv_params *q, const convnd_problem_sizes *s) {
     const int64_t limit = (int64_t)1 << 30;
     if (s->x_numel >= limit || s->w_numel >= limit || s->y_numel >= limit || s->x_span >= limit ||
-        s->y_span >= limit || s->z_span >= limit || s->prefix_numel >= limit ||
-        s->suffix_numel >= limit || s->state_numel >= limit)
+        s->y_span >= limit || s->z_span >= limit || s->prefix_span >= limit ||
+        s->suffix_span >= limit || s->state_numel >= limit)
         return 1;
     for (int t = 0; t < 3; ++t) {
         /* Each term of span is at least as large as each of these, so refusing them first
@@ -130,10 +130,8 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
         q.state_len = p->state_size;
         q.state_numel = s.state_numel;
         padded_shape(p->N, p->C_in, p->input, dims, shape);
-        shape[2 + q.io_dim] = p->prefix_size;
-        convnd_layout_strides(shape, 5, p->x_layout, q.ps);
-        shape[2 + q.io_dim] = p->suffix_size;
-        convnd_layout_strides(shape, 5, p->x_layout, q.fs);
+        padded_strides(s.ps, dims, q.ps); /* the prefix's and suffix's views or packed strides */
+        padded_strides(s.fs, dims, q.fs);
         shape[2 + q.io_dim] = p->state_size;
         convnd_layout_strides(shape, 5, p->x_layout, q.ss);
     }

@@ -52,8 +52,12 @@ int convnd_problem_string(const convnd_problem *p, char *buf, size_t buf_len) {
     const struct {
         const char *name;
         const convnd_view *view;
-    } views[] = {{"x_view", &p->x_view}, {"y_view", &p->y_view}, {"z_view", &p->z_view}};
-    for (int i = 0; i < 3; ++i)
+    } views[] = {{"x_view", &p->x_view},
+                 {"y_view", &p->y_view},
+                 {"z_view", &p->z_view},
+                 {"prefix_view", &p->prefix_view},
+                 {"suffix_view", &p->suffix_view}};
+    for (int i = 0; i < 5; ++i)
         if (views[i].view->custom) {
             append_dims(&s, views[i].name, views[i].view->strides, dims + 2);
             if (views[i].view->extent) append(&s, "/%" PRId64, views[i].view->extent);

@@ -26,6 +26,10 @@ typedef struct convnd_problem_sizes {
      * CONVND_STRIDED_X / _Y / _Z: a z whose strides differ from y's counts as strided) */
     int64_t xs[CONVND_MAX_RANK], ys[CONVND_MAX_RANK], zs[CONVND_MAX_RANK];
     int64_t x_span, y_span, z_span;
+    /* SPEC §14: the prefix's and the suffix's strides (their views', or x_layout's packed ones)
+     * and spans (0 when absent) */
+    int64_t ps[CONVND_MAX_RANK], fs[CONVND_MAX_RANK];
+    int64_t prefix_span, suffix_span;
     int32_t strided;
 } convnd_problem_sizes;
 

@@ -65,13 +65,18 @@ convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
                                 which == CONVND_STATE      ? "state"
                                 : which == CONVND_X_PREFIX ? "x_prefix"
                                                            : "x_suffix");
-        /* SPEC §12/§14: x's shape with io_axis's size replaced, packed in x's layout */
+        /* SPEC §12/§14: x's shape with io_axis's size replaced, packed in x's layout (the
+         * state) or as the prefix's and suffix's views say */
         d.shape[2 + p->io_axis] = which == CONVND_STATE      ? p->state_size
                                   : which == CONVND_X_PREFIX ? p->prefix_size
                                                              : p->suffix_size;
         d.numel = which == CONVND_STATE      ? s.state_numel
                   : which == CONVND_X_PREFIX ? s.prefix_numel
                                              : s.suffix_numel;
+        if (which != CONVND_STATE) {
+            view_strides = which == CONVND_X_PREFIX ? s.ps : s.fs;
+            span = which == CONVND_X_PREFIX ? s.prefix_span : s.suffix_span;
+        }
         break;
     case CONVND_W:
         d.rank = dims + 2;

@@ -1,5 +1,6 @@
-/* SPEC §11: explicit element strides for x, y (dy) and z. Validation (non-negative strides, the
- * caller's extent, no self-overlapping output) and the strides every layer reads afterwards. */
+/* SPEC §11: explicit element strides for x, y (dy), z and (SPEC §14) the prefix and the suffix.
+ * Validation (non-negative strides, the caller's extent, no self-overlapping output) and the
+ * strides every layer reads afterwards. */
 #include "checked_math.h"
 #include "error.h"
 #include "problem_internal.h"
@@ -44,7 +45,7 @@ static int self_overlapping(const int64_t *shape, const int64_t *strides, int32_
 }
 
 typedef struct view_tensor {
-    const char *name; /* "x", "y", "dy", "z" */
+    const char *name; /* "x", "y", "dy", "z", "prefix", "suffix" */
     const convnd_view *view;
     int64_t shape[CONVND_MAX_RANK];
     int32_t rank;
@@ -106,15 +107,45 @@ static int32_t is_packed(const view_tensor *t, const int64_t *strides) {
     return 1;
 }
 
+/* The prefix (suffix) of `size` positions on the io axis: its view's strides or x_layout's, and
+ * its span (SPEC §14). */
+static convnd_status resolve_halo(const view_tensor *x, const char *name, const convnd_view *view,
+                                  int64_t size, int axis, int64_t elem_bytes, int64_t *strides,
+                                  int64_t *span) {
+    view_tensor h = *x;
+    h.name = name;
+    h.view = view;
+    h.shape[2 + axis] = size;
+    if (view->custom && size == 0)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s_view.custom=1 but the problem has no %s (%s_size=0)", name, name,
+                            name);
+    return resolve_view(&h, elem_bytes, strides, span);
+}
+
 convnd_status convnd_check_views(const convnd_problem *p, convnd_problem_sizes *s) {
     const int32_t rank = p->dims + 2;
     const size_t spatial = sizeof(int64_t) * (size_t)p->dims;
     const int wgrad = p->mode == CONVND_WGRAD;
     view_tensor x = {"x", &p->x_view, {p->N, p->C_in}, rank, p->x_layout, 0};
     memcpy(x.shape + 2, p->input, spatial);
+    convnd_status st;
+    s->prefix_span = s->suffix_span = 0;
+    if (convnd_has_io_axis(p) &&
+        ((st = resolve_halo(&x, "prefix", &p->prefix_view, p->prefix_size, p->io_axis,
+                            s->elem_bytes, s->ps, &s->prefix_span)) ||
+         (st = resolve_halo(&x, "suffix", &p->suffix_view, p->suffix_size, p->io_axis,
+                            s->elem_bytes, s->fs, &s->suffix_span))))
+        return st;
+    if (!convnd_has_io_axis(p) && (p->prefix_view.custom || p->suffix_view.custom))
+        return convnd_error(
+            CONVND_ERR_INVALID_ARGUMENT, "%s_view.custom=%d but the problem has no %s (%s_size=0)",
+            p->prefix_view.custom ? "prefix" : "suffix",
+            (int)(p->prefix_view.custom ? p->prefix_view.custom : p->suffix_view.custom),
+            p->prefix_view.custom ? "prefix" : "suffix",
+            p->prefix_view.custom ? "prefix" : "suffix");
     view_tensor y = {wgrad ? "dy" : "y", &p->y_view, {p->N, p->C_out}, rank, s->y_layout, !wgrad};
     memcpy(y.shape + 2, s->out, spatial);
-    convnd_status st;
     if ((st = resolve_view(&x, s->elem_bytes, s->xs, &s->x_span)) ||
         (st = resolve_view(&y, s->elem_bytes, s->ys, &s->y_span)))
         return st;

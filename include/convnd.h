@@ -120,8 +120,11 @@ typedef struct convnd_problem {
     int32_t io_axis;
     int64_t prefix_size, state_size;
     /* SPEC §14: a suffix of suffix_size positions after x on the same axis, X = cat(x_prefix, x,
-     * x_suffix); shaped and packed like the prefix, passed to convnd_plan_execute_io. */
+     * x_suffix); shaped like the prefix, passed to convnd_plan_execute_io. */
     int64_t suffix_size;
+    /* SPEC §14: the prefix and the suffix as views (SPEC §11, strides over [N, C, spatial...]);
+     * custom = 0 (the default): packed in x_layout. */
+    convnd_view prefix_view, suffix_view;
 } convnd_problem;
 
 /* Defaults: forward, N=1, groups=1, stride=dilation=1, padding 0, f32, channels-first x and w,

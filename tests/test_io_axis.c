@@ -93,6 +93,16 @@ static const test_case_text io_cases[] = {
      0},
     {"gemm_halo_odd_channels_bf16_cl",
      "fwd 1d N=2 Ci=10 Co=9 I=4 K=5 P0=1 P1=2 bf16 x=cl w=cl axis=0 pre=3 suf=5", 0},
+    /* the prefix and suffix as views (SPEC §14): rows of bigger buffers with a padded pitch, a
+     * channel slice of a wider channels-last buffer (the vector path when its strides allow) */
+    {"halo_views_cf",
+     "fwd 2d N=2 Ci=3 Co=2 I=4,5 K=3 P0=1 P1=1 axis=0 pre=1 suf=2 "
+     "ps=48,16,8,1 fs=60,20,8,1",
+     0},
+    {"gemm_halo_views_f16_cl",
+     "fwd 2d N=1 Ci=16 Co=16 I=3,4 K=3 P0=1 P1=1 f16 x=cl w=cl axis=0 pre=1 suf=2 "
+     "ps=256,1,128,32 fs=256,1,128,32",
+     0},
 };
 #define IO_CASES (sizeof io_cases / sizeof io_cases[0])
 
@@ -123,14 +133,16 @@ static void run_io_case(const char *spec, const char *id, const convnd_problem *
     cr_assert_eq(convnd_tensor_describe(p, CONVND_STATE, &sd), CONVND_OK);
     const size_t es = convnd_ref_dtype_size(p->dtype);
     const int64_t x_span = xd.bytes / (int64_t)es;
+    /* the prefix and suffix from their bases to their last elements (views: SPEC §14) */
+    const int64_t p_span = pd.bytes / (int64_t)es, f_span = fd.bytes / (int64_t)es;
     test_rng r = test_rng_seed(seed);
-    void *hx = malloc(es * (size_t)(x_span + 1)), *hp = malloc(es * (size_t)(pd.numel + 1));
-    void *hf = malloc(es * (size_t)(fd.numel + 1));
+    void *hx = malloc(es * (size_t)(x_span + 1)), *hp = malloc(es * (size_t)(p_span + 1));
+    void *hf = malloc(es * (size_t)(f_span + 1));
     void *sref = malloc(es * (size_t)(sd.numel + 1)), *sgot = malloc(es * (size_t)(sd.numel + 1));
     cr_assert(hx && hp && hf && sref && sgot);
     test_fill_random(p->dtype, hx, x_span, &r);
-    test_fill_random(p->dtype, hp, pd.numel, &r);
-    test_fill_random(p->dtype, hf, fd.numel, &r);
+    test_fill_random(p->dtype, hp, p_span, &r);
+    test_fill_random(p->dtype, hf, f_span, &r);
     convnd_problem q;
     void *X;
     cr_assert_eq(convnd_ref_io_input(p, hp, hx, hf, &q, &X), CONVND_OK);
@@ -141,8 +153,8 @@ static void run_io_case(const char *spec, const char *id, const convnd_problem *
     cr_assert(test_case_set_inputs(&c, X, NULL, err, sizeof err), "%s: %s", id, err);
     /* misalign_prefix: the prefix (1) or the suffix (2) one element past a 16-byte boundary */
     void *dp_buffer, *df_buffer;
-    void *dp = upload_maybe_misaligned(p->dtype, hp, pd.numel, misalign_prefix == 1, &dp_buffer);
-    void *df = upload_maybe_misaligned(p->dtype, hf, fd.numel, misalign_prefix == 2, &df_buffer);
+    void *dp = upload_maybe_misaligned(p->dtype, hp, p_span, misalign_prefix == 1, &dp_buffer);
+    void *df = upload_maybe_misaligned(p->dtype, hf, f_span, misalign_prefix == 2, &df_buffer);
     void *dx = test_device_upload(p->dtype, hx, x_span);
     void *ds = test_device_upload(p->dtype, NULL, sd.numel);
     cr_assert(dp && df && dx && ds);
@@ -208,6 +220,7 @@ ParameterizedTest(test_schedule_config *sc, io_axis, forced_schedules) {
         plain.input[p.io_axis] += p.prefix_size + p.suffix_size;
         plain.io_axis = 0;
         plain.prefix_size = plain.suffix_size = plain.state_size = 0;
+        plain.prefix_view.custom = plain.suffix_view.custom = 0;
         char plain_reason[512] = "";
         const int32_t plain_ok =
             convnd_schedule_supports(spec, &plain, plain_reason, sizeof plain_reason);
@@ -431,7 +444,7 @@ static int64_t shards_split;
 static void run_shard_part(const convnd_problem *whole, int axis, const convnd_shard *sh,
                            const convnd_tensor_desc *xd, const convnd_tensor_desc *yd,
                            const void *hx, const void *dx, const void *dw, const void *bias,
-                           void *dy, const convnd_options *opts, const char *what) {
+                           void *dy, const convnd_options *opts, int halo_views, const char *what) {
     const convnd_dtype dt = whole->dtype;
     const size_t es = convnd_ref_dtype_size(dt);
     convnd_problem q = *whole;
@@ -444,12 +457,18 @@ static void run_shard_part(const convnd_problem *whole, int axis, const convnd_s
     q.x_view.custom = q.y_view.custom = 1;
     memcpy(q.x_view.strides, xd->strides, sizeof xd->strides);
     memcpy(q.y_view.strides, yd->strides, sizeof yd->strides);
+    if (halo_views) { /* the halo rows read in place from the whole x too (SPEC §14's views) */
+        q.prefix_view.custom = q.prefix_size > 0;
+        q.suffix_view.custom = q.suffix_size > 0;
+        memcpy(q.prefix_view.strides, xd->strides, sizeof xd->strides);
+        memcpy(q.suffix_view.strides, xd->strides, sizeof xd->strides);
+    }
     int64_t out[CONVND_MAX_DIMS];
     cr_assert_eq(convnd_output_size(&q, out), CONVND_OK, "%s: %s", what, convnd_last_error());
     cr_expect_eq(out[axis], sh->out_end - sh->out_begin, "%s: %lld rows", what,
                  (long long)out[axis]);
-    convnd_tensor_desc pd = {0}, fd = {0}; /* none: a part with no halo */
-    if (q.prefix_size || q.suffix_size) {
+    convnd_tensor_desc pd = {0}, fd = {0}; /* none: a part with no halo, or halo views */
+    if (!halo_views && (q.prefix_size || q.suffix_size)) {
         cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_PREFIX, &pd), CONVND_OK);
         cr_assert_eq(convnd_tensor_describe(&q, CONVND_X_SUFFIX, &fd), CONVND_OK);
     }
@@ -458,12 +477,20 @@ static void run_shard_part(const convnd_problem *whole, int axis, const convnd_s
     void *dp = test_device_upload(dt, hp, pd.numel > 0 ? pd.numel : 1);
     void *df = test_device_upload(dt, hf, fd.numel > 0 ? fd.numel : 1);
     cr_assert(dp && df);
+    const int64_t row = xd->strides[2 + axis];
+    const void *prefix =
+        halo_views ? (const char *)dx + es * (size_t)((sh->x_begin - sh->prefix_size) * row) : dp;
+    const void *suffix = halo_views ? (const char *)dx + es * (size_t)(sh->x_end * row) : df;
     convnd_plan_t *plan;
     cr_assert_eq(convnd_plan_create(&plan, &q, opts), CONVND_OK, "%s on %s: %s", what,
                  opts->schedule, convnd_last_error());
-    const convnd_io io = {
-        (const char *)dx + es * (size_t)(sh->x_begin * xd->strides[2 + axis]), dp,   dw, bias, NULL,
-        (char *)dy + es * (size_t)(sh->out_begin * yd->strides[2 + axis]),     NULL, df};
+    convnd_io io = {0};
+    io.x = (const char *)dx + es * (size_t)(sh->x_begin * row);
+    io.x_prefix = prefix;
+    io.x_suffix = suffix;
+    io.w = dw;
+    io.bias = bias;
+    io.y = (char *)dy + es * (size_t)(sh->out_begin * yd->strides[2 + axis]);
     cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK, "%s: %s", what,
                  convnd_last_error());
     convnd_plan_destroy(plan);
@@ -473,14 +500,15 @@ static void run_shard_part(const convnd_problem *whole, int axis, const convnd_s
     free(hf);
 }
 
-enum { SHARD_ALIGNED = 1, SHARD_PARTS = 2 };
+enum { SHARD_ALIGNED = 1, SHARD_PARTS = 2, SHARD_HALO_VIEWS = 4 };
 
 /* The whole problem (text) forward on spec, then split along axis into shards of the given sizes:
  * each shard runs its rows (convnd_shard_rows, or convnd_shard_rows_aligned with SHARD_ALIGNED)
  * as one problem, or, with SHARD_PARTS, as its interior rows and then the rest before and after
  * them (convnd_shard_part: the overlap of convnd.distributed), with x a view of its rows of the
  * whole x, its halo rows as a packed prefix and suffix, and y a view of its rows of the whole
- * (poisoned) y. The assembled y must equal the whole run's bit for bit, every output written. */
+ * (poisoned) y (with SHARD_HALO_VIEWS the halo rows as views of the whole x too). The assembled y
+ * must equal the whole run's bit for bit, every output written. */
 static void check_sharded(const char *text, int axis, const int64_t *sizes, int n, const char *spec,
                           int mode) {
     const convnd_problem whole = test_parse_valid(text);
@@ -536,11 +564,13 @@ static void check_sharded(const char *text, int axis, const int64_t *sizes, int 
                     CONVND_OK, "%s: %s", what, convnd_last_error());
                 cr_expect(k > 0 || (part.prefix_size == 0 && part.suffix_size == 0),
                           "%s: the interior reads a halo", what);
-                run_shard_part(&whole, axis, &part, &xd, &yd, hx, dx, dw, bias, dy, &opts, what);
+                run_shard_part(&whole, axis, &part, &xd, &yd, hx, dx, dw, bias, dy, &opts,
+                               mode & SHARD_HALO_VIEWS, what);
             }
             ++split;
         } else if (sh.out_end > sh.out_begin) {
-            run_shard_part(&whole, axis, &sh, &xd, &yd, hx, dx, dw, bias, dy, &opts, what);
+            run_shard_part(&whole, axis, &sh, &xd, &yd, hx, dx, dw, bias, dy, &opts,
+                           mode & SHARD_HALO_VIEWS, what);
         }
         begin += sizes[j];
     }
@@ -567,10 +597,11 @@ static void check_sharded(const char *text, int axis, const int64_t *sizes, int 
     free(hx), free(hw), free(hb), free(y_whole), free(y_sharded);
 }
 
-/* Each shard whole and in parts, by SPEC §14's rows and by the aligned ones. */
+/* Each shard whole and in parts, by SPEC §14's rows and by the aligned ones, its halo packed
+ * apart and read in place as views of the whole x. */
 static void check_sharded_equals_whole(const char *text, int axis, const int64_t *sizes, int n,
                                        const char *spec) {
-    for (int mode = 0; mode < 4; ++mode)
+    for (int mode = 0; mode < 8; ++mode)
         check_sharded(text, axis, sizes, n, spec, mode);
 }
 
@@ -757,6 +788,14 @@ Test(io_axis, bad_prefix_and_state_are_refused) {
                    "state_size=-2 must be >= 0");
     expect_invalid("tr 1d Ci=2 Co=2 I=4 K=3 pre=2", CONVND_ERR_UNSUPPORTED, "need mode=forward");
     expect_invalid("wg 1d Ci=2 Co=2 I=4 K=3 st=2", CONVND_ERR_UNSUPPORTED, "need mode=forward");
+    expect_invalid("fwd 1d Ci=2 Co=2 I=4 K=3 suf=-1", CONVND_ERR_INVALID_ARGUMENT,
+                   "suffix_size=-1 must be >= 0");
+    /* the halo views (SPEC §14): only for a halo the problem has, within their extents */
+    expect_invalid("fwd 1d Ci=2 Co=2 I=4 K=3 fs=2,1,1", CONVND_ERR_INVALID_ARGUMENT,
+                   "suffix_view.custom=1 but the problem has no suffix (suffix_size=0)");
+    expect_invalid("fwd 1d Ci=2 Co=2 I=4 K=3 axis=0 pre=1 ps=6,3,1:2", CONVND_ERR_INVALID_ARGUMENT,
+                   "prefix_view of shape [1, 2, 1] with strides [6, 3, 1] reaches 4 elements from "
+                   "its base, past its extent=2");
     /* the output size counts the prefix: 1 + 2 - 3 + 1 = 1 */
     convnd_problem p = test_parse_valid("fwd 1d Ci=2 Co=2 I=1 K=3 pre=2");
     int64_t out[CONVND_MAX_DIMS];

@@ -272,6 +272,7 @@ convnd_status convnd_ref_io_input(const convnd_problem *p, const void *x_prefix,
     const int a = p->io_axis;
     q->input[a] = p->input[a] + p->prefix_size + p->suffix_size;
     q->prefix_size = q->suffix_size = q->state_size = 0;
+    q->prefix_view.custom = q->suffix_view.custom = 0;
     q->io_axis = 0;
     q->x_view.custom = 0;
     if ((st = convnd_tensor_describe(q, CONVND_X, &Xd)) != CONVND_OK) return st;

@@ -63,9 +63,10 @@ const char *convnd_problem_format(char *buf, size_t buf_len, const convnd_proble
     if (p->activation != CONVND_ACT_NONE)
         put(buf, buf_len, &used, " act=%s", act_text(p->activation));
     if (p->math == CONVND_MATH_ALLOW_TF32) put(buf, buf_len, &used, " tf32");
-    const convnd_view *views[] = {&p->x_view, &p->y_view, &p->z_view};
-    const char *names[] = {"xs", "ys", "zs"};
-    for (int i = 0; i < 3; ++i)
+    const convnd_view *views[] = {&p->x_view, &p->y_view, &p->z_view, &p->prefix_view,
+                                  &p->suffix_view};
+    const char *names[] = {"xs", "ys", "zs", "ps", "fs"};
+    for (int i = 0; i < 5; ++i)
         if (views[i]->custom) {
             put_list(buf, buf_len, &used, names[i], views[i]->strides, dims + 2);
             if (views[i]->extent) put(buf, buf_len, &used, ":%lld", (long long)views[i]->extent);
@@ -180,6 +181,10 @@ static int parse_token(const char *tok, convnd_problem *p) {
         return parse_view(val, &p->y_view, d);
     else if (!strcmp(key, "zs"))
         return parse_view(val, &p->z_view, d);
+    else if (!strcmp(key, "ps"))
+        return parse_view(val, &p->prefix_view, d);
+    else if (!strcmp(key, "fs"))
+        return parse_view(val, &p->suffix_view, d);
     else if (!strcmp(key, "axis"))
         p->io_axis = (int32_t)strtol(val, NULL, 10);
     else if (!strcmp(key, "pre"))

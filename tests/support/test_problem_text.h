@@ -5,7 +5,8 @@
  *    bias z alpha=1.5 beta=0.5 act=gelu tf32"
  *
  * Views (SPEC §11) are "xs=", "ys=", "zs=" with dims + 2 strides and an optional ":extent"; a
- * prefix and state (SPEC §12) "axis=0 pre=2 st=2", a suffix (SPEC §14) "axis=0 suf=3".
+ * prefix and state (SPEC §12) "axis=0 pre=2 st=2", a suffix (SPEC §14) "axis=0 suf=3"; views of
+ * the prefix and suffix "ps=", "fs=" as "xs=".
  * Mode ("fwd"/"tr"/"wg" for wgrad) and dims ("1d".."3d") come first; a list with one value is used
  * for every dim; fields left out keep convnd_problem_init's defaults (N=1, g=1, S=D=1, P=0, f32,
  * channels-first x and w, y=auto, alpha=1, beta=0, no bias/z/activation, exact math). */
