@@ -29,7 +29,8 @@ from torch import nn
 
 from . import _C, _ops
 
-__all__ = ["halo_conv", "shard_sizes", "parallelize", "ShardedConv", "ShardedGroupNorm"]
+__all__ = ["halo_conv", "shard_rows", "shard_sizes", "parallelize", "ShardedConv",
+           "ShardedCausalConv", "ShardedGroupNorm"]
 
 _halo = torch.ops.convnd.conv_nd_halo.default
 _halo_out = torch.ops.convnd.conv_nd_halo_out.default
@@ -442,20 +443,50 @@ class ShardedGroupNorm(nn.Module):
         return y
 
 
+class ShardedCausalConv(nn.Module):
+    """A causal conv of the pattern video VAEs use (Wan's CausalConv3d: `_padding`, F.pad's list
+    with the time padding all before, and forward(x, cache_x=None) putting the cached frames in
+    front of x in place of that much padding), sharded along a spatial dim by halo_conv. The time
+    axis and its cache stay on each rank, which keeps its own rows of the cache; the cached
+    frames are concatenated as the original forward does (the halo is the spatial axis')."""
+
+    def __init__(self, conv, group, dim, schedule=None):
+        super().__init__()
+        self.conv, self.group, self.dim, self.schedule = conv, group, dim, schedule
+        self.pad = list(conv._padding)
+
+    def forward(self, x, cache_x=None):
+        c, pad = self.conv, list(self.pad)
+        if cache_x is not None and pad[4] > 0:
+            x = torch.cat([cache_x.to(x.device), x], dim=2)
+            pad[4] -= cache_x.shape[2]
+        nd = x.dim() - 2
+        pb = [pad[2 * (nd - 1 - i)] for i in range(nd)]  # F.pad lists the last dim first
+        pa = [pad[2 * (nd - 1 - i) + 1] for i in range(nd)]
+        return halo_conv(x, c.weight, c.bias, dim=self.dim, group=self.group, stride=c.stride,
+                         dilation=c.dilation, groups=c.groups, padding_before=pb,
+                         padding_after=pa, rows="aligned", schedule=self.schedule)
+
+
+def _is_causal_pattern(module):
+    pad = getattr(module, "_padding", None)
+    return (isinstance(module, nn.Conv3d) and isinstance(pad, (tuple, list)) and len(pad) == 6
+            and pad[5] == 0 and all(p == 0 for p in module.padding))
+
+
 def _why_not_sharded(module):
-    if isinstance(module, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
-        if module.padding_mode != "zeros":
-            return f"padding_mode={module.padding_mode!r} (zeros only)"
-        if type(module).forward not in (nn.Conv1d.forward, nn.Conv2d.forward,
-                                        nn.Conv3d.forward):
-            return f"{type(module).__name__} has its own forward"
-        return None
-    return "not a convolution"
+    if module.padding_mode != "zeros":
+        return f"padding_mode={module.padding_mode!r} (zeros only)"
+    if type(module).forward not in (nn.Conv1d.forward, nn.Conv2d.forward, nn.Conv3d.forward) \
+            and not _is_causal_pattern(module):
+        return f"{type(module).__name__} has its own forward"
+    return None
 
 
 def parallelize(model, group=None, dim=2, schedule=None, strict=False):
-    """Replaces (in place) the model's Conv1d/Conv2d/Conv3d modules by ShardedConv and its
-    GroupNorm modules by ShardedGroupNorm, so the model runs on this rank's rows of an input
+    """Replaces (in place) the model's Conv1d/Conv2d/Conv3d modules by ShardedConv, its causal
+    convs of Wan's CausalConv3d pattern by ShardedCausalConv and its GroupNorm modules by
+    ShardedGroupNorm, so the model runs on this rank's rows of an input
     sharded along tensor dim `dim` over `group`. The other layers must be row-local (elementwise
     activations, nearest upsampling by an integer factor, residual adds): they are left as they
     are. Returns the list of (name, reason) of convolutions left unsharded (an error instead when
@@ -468,10 +499,12 @@ def parallelize(model, group=None, dim=2, schedule=None, strict=False):
                 setattr(module, child_name, ShardedGroupNorm(child, group))
             elif isinstance(child, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
                 why = _why_not_sharded(child)
-                if why is None:
-                    setattr(module, child_name, ShardedConv(child, group, dim, schedule))
-                else:
+                if why is not None:
                     skipped.append((full, why))
+                elif _is_causal_pattern(child):
+                    setattr(module, child_name, ShardedCausalConv(child, group, dim, schedule))
+                else:
+                    setattr(module, child_name, ShardedConv(child, group, dim, schedule))
     if strict and skipped:
         raise ValueError("convnd.distributed.parallelize: cannot shard " +
                          "; ".join(f"{n}: {w}" for n, w in skipped))

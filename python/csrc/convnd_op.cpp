@@ -826,18 +826,22 @@ std::string wgrad_plan_name(const at::Tensor &x, const at::Tensor &dy,
 
 // ---- SPEC §14: a shard with its halo (convnd.distributed) ------------------------------------
 
-// A halo tensor as the C API reads it: x's rank, dtype and device, packed in x's layout (a halo
-// received from a neighbour already is; anything else is copied: it is a few rows).
-at::Tensor packed_halo(const at::Tensor &t, convnd_layout layout, const at::Tensor &x,
-                       const char *name) {
+// A halo tensor read in place: x's rank, dtype and device; packed in x's layout, or else a view
+// (SPEC §14: prefix_view / suffix_view), so a received halo or a slice of a bigger buffer is
+// never copied.
+void halo_view(const at::Tensor &t, convnd_layout layout, const at::Tensor &x, const char *name,
+               convnd_view *view) {
     TORCH_CHECK_VALUE(t.dim() == x.dim(), "convnd: ", name, " of shape ", shape_text(t.sizes()),
                       " has ", t.dim(), " dims; expected ", x.dim(), " like x");
     TORCH_CHECK_VALUE(t.scalar_type() == x.scalar_type(), "convnd: ", name, " has dtype ",
                       t.scalar_type(), " but x has dtype ", x.scalar_type());
     TORCH_CHECK_VALUE(t.device() == x.device(), "convnd: ", name, " is on ", t.device(),
                       " but x is on ", x.device());
-    if (has_packed_strides(t, layout)) return t;
-    return empty_in_layout(t.sizes(), layout, t.options()).copy_(t);
+    if (has_packed_strides(t, layout)) return;
+    view->custom = 1;
+    for (int64_t d = 0; d < t.dim(); ++d)
+        view->strides[d] = t.stride(d);
+    view->extent = (int64_t)(t.storage().nbytes() / t.itemsize()) - t.storage_offset();
 }
 
 struct HaloCall {
@@ -862,11 +866,13 @@ HaloCall make_halo_call(const at::Tensor &x, const at::Tensor &w,
                       " must name a spatial dim 0..", p.dims - 1, " (x has ", x.dim(), " dims)");
     p.io_axis = (int32_t)axis;
     if (prefix && prefix->size(2 + axis) > 0) {
-        h.prefix = packed_halo(*prefix, p.x_layout, x, "prefix");
+        halo_view(*prefix, p.x_layout, x, "prefix", &p.prefix_view);
+        h.prefix = *prefix;
         p.prefix_size = prefix->size(2 + axis);
     }
     if (suffix && suffix->size(2 + axis) > 0) {
-        h.suffix = packed_halo(*suffix, p.x_layout, x, "suffix");
+        halo_view(*suffix, p.x_layout, x, "suffix", &p.suffix_view);
+        h.suffix = *suffix;
         p.suffix_size = suffix->size(2 + axis);
     }
     if (out) { // y is written in place: out's strides as y's view

@@ -241,6 +241,54 @@ def vae_decoder(rank, world, seed):
         assert err <= 1e-4 * (ref.abs().max().item() + 1), f"rank {rank}: {n}.grad off by {err}"
 
 
+class CausalConv3d(nn.Conv3d):
+    """Wan 2.1's CausalConv3d (wan/modules/vae.py): time padding all before, cached frames in
+    place of that much of it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._padding = (self.padding[2], self.padding[2], self.padding[1], self.padding[1],
+                         2 * self.padding[0], 0)
+        self.padding = (0, 0, 0)
+
+    def forward(self, x, cache_x=None):
+        padding = list(self._padding)
+        if cache_x is not None and self._padding[4] > 0:
+            x = torch.cat([cache_x.to(x.device), x], dim=2)
+            padding[4] -= cache_x.shape[2]
+        return super().forward(nn.functional.pad(x, padding))
+
+
+class CausalBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = CausalConv3d(4, 8, 3, padding=1)
+        self.norm = nn.GroupNorm(2, 8)
+        self.conv2 = CausalConv3d(8, 4, 3, padding=1)
+
+    def forward(self, x, cache=(None, None)):
+        h = self.conv1(x, cache[0])
+        return self.conv2(nn.functional.silu(self.norm(h)), cache[1]) + x
+
+
+def causal_video_block(rank, world, seed):
+    import convnd.distributed as cd
+    torch.manual_seed(seed + 6)
+    model = CausalBlock()
+    x = torch.rand(1, 4, 3, 9, 5) * 2 - 1  # [N, C, T, H, W], sharded along H
+    cache = (torch.rand(1, 4, 2, 9, 5) * 2 - 1, torch.rand(1, 8, 1, 9, 5) * 2 - 1)
+    want = model(x, cache).detach()
+    assert cd.parallelize(model, dim=3) == []
+    assert sum(isinstance(m, cd.ShardedCausalConv) for m in model.modules()) == 2
+    sizes = cd.shard_sizes(9, world)
+    start = sum(sizes[:rank])
+    part = lambda t: t.narrow(3, start, sizes[rank]).clone()  # noqa: E731
+    got = model(part(x), (part(cache[0]), part(cache[1])))
+    ref = want.narrow(3, start, sizes[rank])
+    err = (got - ref).abs().max().item()
+    assert err <= 1e-5 * (want.abs().max().item() + 1), f"rank {rank}: off by {err}"
+
+
 def bad_inputs(rank, world, seed):
     import convnd.distributed as cd
 
@@ -292,6 +340,34 @@ def test_halo_conv_gradients(world):
 @pytest.mark.parametrize("world", [2, 4])
 def test_parallelize_vae_decoder(world):
     run_ranks(vae_decoder, world)
+
+
+def test_parallelize_causal_video_block():
+    run_ranks(causal_video_block, 3)
+
+
+def test_halo_op_reads_halo_views():
+    """torch.ops.convnd.conv_nd_halo with the prefix and suffix slices of bigger tensors (views,
+    read in place) equals the conv of cat(prefix, x, suffix) on the same schedule, bit for bit;
+    out= writes only its rows."""
+    import convnd
+    g = torch.Generator().manual_seed(SEED)
+    big = torch.rand(2, 3, 12, 7, generator=g) * 2 - 1
+    w = torch.rand(4, 3, 3, 3, generator=g) * 2 - 1
+    b = torch.rand(4, generator=g) * 2 - 1
+    prefix, x, suffix = big[:, :, 2:4], big[:, :, 4:8].clone(), big[:, :, 8:11]
+    assert not prefix.is_contiguous() and not suffix.is_contiguous()
+    args = ([1, 1], [1, 1], [0, 1], [-1, 1], 1, 0, "direct")
+    y = torch.ops.convnd.conv_nd_halo(x, w, b, prefix, suffix, 0, *args)
+    whole = convnd.conv_nd(torch.cat([prefix, x, suffix], 2), w, b, stride=[1, 1],
+                           dilation=[1, 1], padding_before=[0, 1], padding_after=[-1, 1],
+                           schedule="direct")
+    assert torch.equal(y, whole)
+    out = torch.full((2, 4, 9, 7), float("nan"))  # 6 rows: 2 + 4 + 3 - 1 (P1) - 3 + 1
+    torch.ops.convnd.conv_nd_halo_out(x, w, b, prefix, suffix, 0, *args, out[:, :, 3:9])
+    assert torch.equal(out[:, :, 3:9], whole) and out[:, :, :3].isnan().all()
+    with pytest.raises(ValueError, match="suffix has dtype"):
+        torch.ops.convnd.conv_nd_halo(x, w, b, prefix, suffix.double(), 0, *args)
 
 
 def test_bad_input_raises_on_every_rank():
