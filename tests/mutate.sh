@@ -31,6 +31,9 @@ mkdir -p "$work"
 # GEMM's prefix kernel, the prefix read at x's spatial strides, the gather path's channel stride
 # always x's, the vector path taken for a misaligned prefix, and the state loop's block index
 # dropping the grid's y and z.
+# Mutants 67-70 are the suffix (SPEC §14): the x/suffix boundary off by one (io_axis.cuh, shared
+# by direct and the prefix kernel), the vector path's suffix mask one row late, the vector path
+# taken for a misaligned suffix, and the gather path's suffix rows at the prefix's batch stride.
 # Mutants 26-28 are the tensor-core register epilogue's 16-byte stores: a wrong shuffle lane in
 # the quad transpose, the channel-tail predicate of the wide store dropped, the wide store taken
 # on a misaligned y.
@@ -147,6 +150,10 @@ mutants=(
   "64^kernels/wgrad_igemm.cuh^carry = c.o[t] >= p.out[t];^carry = c.o[t] > p.out[t];^wgrad/*^"
   "65^kernels/wgrad_igemm.cuh^c.n += step.n + carry;^c.n += step.n;^wgrad/*^"
   "66^kernels/wgrad_igemm.cuh^    __syncthreads(); /* the decoded columns, before any load reads them */\n^^wgrad/*^"
+  "67^kernels/io_axis.cuh^const bool suffix = along >= prefix_len + x_len;^const bool suffix = along > prefix_len + x_len;^io_axis/*^"
+  "68^kernels/igemm_io.cuh^smask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len + this->x_len);^smask[p] = igemm_tap_mask(c_io, k_io, d_io, this->prefix_len + this->x_len + 1);^io_axis/*^"
+  "69^kernels/igemm_io.cuh^igemm_io_source_vectorizes<T>(p, p.fs, a->x_suffix)^igemm_io_source_vectorizes<T>(p, p.fs, a->x_prefix)^io_axis/*^"
+  "70^kernels/igemm_io.cuh^f_base = r.n * this->fs[0] + group^f_base = r.n * this->ps[0] + group^io_axis/*^"
 )
 
 want=("$@")

@@ -85,6 +85,8 @@ CASES = [
      torch.float32, False, "direct", None),
     ("conv3d_h", 3, 1, 2, 3, (3, 10, 5), (3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1), (1, 1, 1),
      3, torch.float32, False, "direct", None),
+    ("conv3d_w_s2_asym", 3, 1, 3, 2, (3, 4, 11), (3, 2, 3), (1, 1, 2), (1, 1, 1), (1, 0, 2),
+     (1, 1, -1), 4, torch.float32, False, "direct", None),
     ("conv1d_tiny_shards", 1, 2, 2, 3, (13,), (5,), (1,), (1,), (2,), (2,), 2, torch.float32,
      False, "direct", "tiny"),
     ("conv2d_neg_pad_bf16_cl", 2, 1, 4, 4, (12, 5), (3, 3), (2, 1), (1, 1), (-1, 1), (2, 1), 2,
@@ -158,7 +160,9 @@ def halo_bitwise(rank, world, seed):
 def halo_grads(rank, world, seed):
     import convnd
     import convnd.distributed as cd
-    for case in (CASES[0], CASES[1], CASES[3], CASES[5]):
+    by_name = {c[0]: c for c in CASES}
+    for case in (by_name[n] for n in ("conv2d_h_same", "conv2d_w_s2_d2_asym", "conv3d_w_s2_asym",
+                                      "conv1d_tiny_shards", "conv2d_h_igemm_simt_cl")):
         name, dims, N, Ci, Co, I, K, S, D, P0, P1, dim, dtype, cl, schedule, _ = case
         x, w, b = _inputs(case, seed + 2)
         x.requires_grad_(), w.requires_grad_(), b.requires_grad_()
@@ -171,7 +175,7 @@ def halo_grads(rank, world, seed):
         shard = x.detach().narrow(dim, start, sizes[rank]).clone().requires_grad_()
         w2 = w.detach().clone().requires_grad_()
         b2 = b.detach().clone().requires_grad_()
-        rule = "aligned" if case is CASES[0] else "window"
+        rule = "aligned" if case[0] in ("conv2d_h_same", "conv3d_w_s2_asym") else "window"
         y = cd.halo_conv(shard, w2, b2, dim=dim, stride=S, dilation=D, padding_before=P0,
                          padding_after=P1, rows=rule)
         rows = cd.shard_rows(I[dim - 2], K[dim - 2], stride=S[dim - 2], dilation=D[dim - 2],
