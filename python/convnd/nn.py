@@ -134,6 +134,79 @@ def _why_not(module, base):
     return None
 
 
+# ---- adapters: causal-conv subclasses of video VAEs, run with fused padding and a prefix ------
+
+
+class _WanCausalMixin:
+    """Wan's causal conv3d (diffusers' WanCausalConv3d, Wan 2.1's CausalConv3d): `_padding` is
+    F.pad's list (W, W, H, H, 2*P_T, 0), forward(x, cache_x=None) concatenates the cached frames in
+    front of x in place of that much time padding, pads, and convolves. Here the cache is the
+    conv's prefix along time (SPEC §12) and the padding is fused (negative: crops, as F.pad's):
+    nothing is concatenated or padded (torch.ops.convnd.conv_nd_halo). With gradients needed the
+    cache is concatenated and the conv is convnd's differentiable one (conv_padded): the halo op
+    has no autograd."""
+
+    def forward(self, x, cache_x=None):
+        pad = list(self._padding)
+        prefix = None
+        if cache_x is not None and pad[4] > 0:
+            prefix = cache_x.to(x.device)
+            pad[4] -= prefix.shape[2]
+        pb, pa = [pad[4], pad[2], pad[0]], [pad[5], pad[3], pad[1]]
+        grad = torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad or (
+            prefix is not None and prefix.requires_grad))
+        if grad:
+            xx = torch.cat([prefix, x], dim=2) if prefix is not None else x
+            return cf.conv_padded(xx, self.weight, self.bias, self.stride, pb, pa, self.dilation,
+                                  self.groups)
+        return torch.ops.convnd.conv_nd_halo(x, self.weight, self.bias, prefix, None, 0,
+                                             list(self.stride), list(self.dilation), pb, pa,
+                                             self.groups, 0, None)
+
+
+def _wan_causal_why_not(module):
+    """Why a WanCausalConv3d-like module does not have the behaviour the adapter assumes, or
+    None: its attributes (checked, not its source)."""
+    import inspect
+    pad = getattr(module, "_padding", None)
+    if not (isinstance(pad, (tuple, list)) and len(pad) == 6):
+        return "no _padding of 6 entries"
+    if pad[5] != 0 or pad[0] != pad[1] or pad[2] != pad[3]:
+        return f"_padding={tuple(pad)} is not (W, W, H, H, T, 0)"
+    if tuple(module.padding) != (0, 0, 0) or module.padding_mode != "zeros":
+        return f"padding={module.padding}, padding_mode={module.padding_mode!r}"
+    params = list(inspect.signature(type(module).forward).parameters)
+    if params != ["self", "x", "cache_x"]:
+        return f"forward{tuple(params[1:])} is not forward(x, cache_x)"
+    return None
+
+
+# class name -> (mixin, guard): the causal-conv subclasses convert() maps onto fused padding and
+# a prefix; a class whose attributes do not match stays on torch with the guard's reason
+_ADAPTERS = {
+    "WanCausalConv3d": (_WanCausalMixin, _wan_causal_why_not),
+    "CausalConv3d": (_WanCausalMixin, _wan_causal_why_not),
+}
+
+
+def _adapter_of(module):
+    """(adapter class, None), (None, reason) or (None, None) when no adapter names the class."""
+    cls = type(module)
+    entry = _ADAPTERS.get(cls.__name__)
+    if entry is None or not isinstance(module, torch.nn.Conv3d):
+        return None, None
+    mixin, why_not = entry
+    why = why_not(module)
+    if why is not None:
+        return None, f"{cls.__name__} adapter: {why}"
+    if module.weight.dtype not in _DTYPES:
+        return None, f"dtype {module.weight.dtype}: convnd runs float32, float16 and bfloat16"
+    if cls not in _SUBCLASSES:
+        _SUBCLASSES[cls] = type(cls.__name__, (mixin, cls), {
+            "__module__": __name__, "__doc__": f"{cls.__qualname__} run by convnd (adapter)."})
+    return _SUBCLASSES[cls], None
+
+
 _SUBCLASSES = {}  # a user's subclass -> its convnd class, made once
 
 
@@ -155,7 +228,10 @@ def _convnd_class(cls, base):
 def convert(model, strict=False, return_report=False):
     """Swaps every torch.nn.Conv*/ConvTranspose* module of `model` (itself included) for its
     convnd counterpart, in place: the same module objects, parameters, buffers and hooks, only
-    their class changes. Left on torch, with the reason in the report: a subclass with its own
+    their class changes. The causal-conv subclasses of video VAEs named in _ADAPTERS (Wan's
+    WanCausalConv3d / CausalConv3d) get an adapter that runs their padding fused and their frame
+    cache as a prefix, when their attributes match what it assumes. Left on torch, with the reason
+    in the report: a subclass with its own
     forward (convnd cannot know what it computes) and a dtype convnd does not run (float64); a
     subclass that overrides none of forward, _conv_forward, _output_padding is converted to a
     class derived from it. strict=True raises ValueError naming
@@ -163,13 +239,17 @@ def convert(model, strict=False, return_report=False):
     or (model, ConversionReport) with return_report=True."""
     report, plan = ConversionReport(), []
     for name, module in model.named_modules():
-        if isinstance(module, (_ConvMixin, _ConvTransposeMixin)):
+        if isinstance(module, (_ConvMixin, _ConvTransposeMixin, _WanCausalMixin)):
             report.converted.append((name, type(module).__name__))  # converted before
             continue
         base = _base_of(type(module))
         if base is None:
             continue
-        why = _why_not(module, base)
+        adapter, why = _adapter_of(module)
+        if adapter is not None:
+            plan.append((name, module, adapter))
+            continue
+        why = why or _why_not(module, base)
         if why is None:
             plan.append((name, module, _convnd_class(type(module), base)))
         else:

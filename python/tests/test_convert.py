@@ -93,3 +93,104 @@ def test_converting_twice_reports_the_converted_layers_again():
     model = convnd.nn.convert(model_of(nn.Conv2d(3, 4, 3)))
     _, report = convnd.nn.convert(model, return_report=True)
     assert report.converted == [("0", "Conv2d")] and report.skipped == []
+
+
+# ---- adapters: Wan's causal conv3d (a faithful copy of diffusers' WanCausalConv3d) -------------
+
+
+class WanCausalConv3d(nn.Conv3d):
+    """diffusers.models.autoencoders.autoencoder_kl_wan.WanCausalConv3d (0.3x), verbatim logic."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0):
+        super().__init__(in_channels=in_channels, out_channels=out_channels,
+                         kernel_size=kernel_size, stride=stride, padding=padding)
+        self._padding = (self.padding[2], self.padding[2], self.padding[1], self.padding[1],
+                         2 * self.padding[0], 0)
+        self.padding = (0, 0, 0)
+
+    def forward(self, x, cache_x=None):
+        padding = list(self._padding)
+        if cache_x is not None and self._padding[4] > 0:
+            cache_x = cache_x.to(x.device)
+            x = torch.cat([cache_x, x], dim=2)
+            padding[4] -= cache_x.shape[2]
+        x = torch.nn.functional.pad(x, padding)
+        return super().forward(x)
+
+
+class WanBlock(nn.Module):
+    """Two causal convs with Wan's feature cache (CACHE_T = 2 frames per conv, topped up from the
+    old cache when a chunk has one frame)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = WanCausalConv3d(3, 6, 3, padding=1)
+        self.conv2 = WanCausalConv3d(6, 4, (3, 1, 1), padding=(1, 0, 0))
+
+    def forward(self, x, cache=None):
+        out = x
+        for i, conv in enumerate((self.conv1, self.conv2)):
+            if cache is None:
+                out = conv(out)
+            else:
+                new = out[:, :, -2:].clone()
+                if new.shape[2] < 2 and cache[i] is not None:
+                    new = torch.cat([cache[i][:, :, -1:], new], dim=2)
+                out = conv(out, cache[i])
+                cache[i] = new
+            out = torch.nn.functional.silu(out) if i == 0 else out
+        return out
+
+
+def test_wan_causal_convs_convert_and_run_fused_without_cat():
+    torch.manual_seed(SEED)
+    model = WanBlock()
+    ref = copy.deepcopy(model)
+    _, report = convnd.nn.convert(model, return_report=True)
+    assert report.skipped == [] and [c for _, c in report.converted] == ["WanCausalConv3d"] * 2
+    x = torch.randn(1, 3, 5, 6, 7)
+    with torch.no_grad():
+        want = ref(x)
+        got = model(x)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        # chunked with the cache (1, 2, 2 frames) == whole; the converted layers concatenate
+        # nothing (torch.cat patched to fail inside them: the cache update in WanBlock still cats)
+        cache, outs = [None, None], []
+        real_cat = torch.cat
+        for t0, t1 in ((0, 1), (1, 3), (3, 5)):
+            chunk = x[:, :, t0:t1]
+            new = [None, None]
+            with pytest.MonkeyPatch.context() as mp:
+                def no_cat_in_conv(*a, **k):
+                    import traceback
+                    if any("convnd/nn.py" in f.filename for f in traceback.extract_stack()):
+                        raise AssertionError("the adapter concatenated")
+                    return real_cat(*a, **k)
+                mp.setattr(torch, "cat", no_cat_in_conv)
+                outs.append(model(chunk, cache))
+            del new
+        torch.testing.assert_close(torch.cat(outs, dim=2), want, rtol=1e-5, atol=1e-5)
+    # with gradients: the differentiable path, equal too
+    xg = x.clone().requires_grad_()
+    model(xg).sum().backward()
+    xr = x.clone().requires_grad_()
+    ref(xr).sum().backward()
+    torch.testing.assert_close(xg.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(model.conv1.weight.grad, ref.conv1.weight.grad, rtol=1e-4,
+                               atol=1e-4)
+
+
+# a class of the same name whose forward is not the one the adapter assumes
+OddWan = type("WanCausalConv3d", (WanCausalConv3d,), {
+    "forward": lambda self, x, feat_cache=None, idx=0: WanCausalConv3d.forward(self, x)})
+
+
+def test_wan_adapter_guard_leaves_an_unexpected_class_on_torch():
+    model = nn.Sequential(WanCausalConv3d(2, 2, 3, padding=1), OddWan(2, 2, 3))
+    _, report = convnd.nn.convert(model, return_report=True)
+    assert report.converted == [("0", "WanCausalConv3d")]
+    (name, cls, why), = report.skipped
+    assert name == "1" and "WanCausalConv3d adapter: forward('x', 'feat_cache', 'idx')" in why
+    double = nn.Sequential(WanCausalConv3d(2, 2, 3, padding=1)).double()
+    _, report = convnd.nn.convert(double, return_report=True)
+    assert "float64" in report.skipped[0][2] and type(double[0]) is WanCausalConv3d
