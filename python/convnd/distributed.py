@@ -233,9 +233,12 @@ class _HaloConv(torch.autograd.Function):
             p0, p1 = list(pb), list(pa)
             p0[axis], p1[axis] = part["pad_before"], part["pad_after"]
             xv = x.narrow(dim, part["x_begin"] - start, part["x_end"] - part["x_begin"])
-            _halo_out(xv, w, b, halo.get("prefix") if part["prefix"] else None,
-                      halo.get("suffix") if part["suffix"] else None, axis, stride, dilation,
-                      p0, p1, groups, 0, schedule, into)
+            # a part's halo: the prefix's last rows, the suffix's first (views of the buffers)
+            pre = halo["prefix"].narrow(dim, me["prefix"] - part["prefix"], part["prefix"]) \
+                if part["prefix"] else None
+            suf = halo["suffix"].narrow(dim, 0, part["suffix"]) if part["suffix"] else None
+            _halo_out(xv, w, b, pre, suf, axis, stride, dilation, p0, p1, groups, 0, schedule,
+                      into)
 
         def rows_of(lo, hi):  # this rank's output rows [lo, hi), a launch; lo == hi: none
             if lo < hi:
