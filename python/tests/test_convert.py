@@ -9,6 +9,7 @@ import torch.nn as nn
 
 import convnd
 from conftest import SEED
+from wan_layers import WanCausalConv3d
 
 
 class OwnForward(nn.Conv2d):
@@ -95,27 +96,7 @@ def test_converting_twice_reports_the_converted_layers_again():
     assert report.converted == [("0", "Conv2d")] and report.skipped == []
 
 
-# ---- adapters: Wan's causal conv3d (a faithful copy of diffusers' WanCausalConv3d) -------------
-
-
-class WanCausalConv3d(nn.Conv3d):
-    """diffusers.models.autoencoders.autoencoder_kl_wan.WanCausalConv3d (0.3x), verbatim logic."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0):
-        super().__init__(in_channels=in_channels, out_channels=out_channels,
-                         kernel_size=kernel_size, stride=stride, padding=padding)
-        self._padding = (self.padding[2], self.padding[2], self.padding[1], self.padding[1],
-                         2 * self.padding[0], 0)
-        self.padding = (0, 0, 0)
-
-    def forward(self, x, cache_x=None):
-        padding = list(self._padding)
-        if cache_x is not None and self._padding[4] > 0:
-            cache_x = cache_x.to(x.device)
-            x = torch.cat([cache_x, x], dim=2)
-            padding[4] -= cache_x.shape[2]
-        x = torch.nn.functional.pad(x, padding)
-        return super().forward(x)
+# ---- adapters: Wan's causal conv3d (wan_layers.py: a faithful copy of diffusers' class) ---------
 
 
 class WanBlock(nn.Module):

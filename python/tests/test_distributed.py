@@ -25,6 +25,7 @@ import torch.multiprocessing as mp
 from torch import nn
 
 from conftest import SEED
+from wan_layers import WanCausalConv3d
 
 DEADLINE_S = 240
 
@@ -245,30 +246,12 @@ def vae_decoder(rank, world, seed):
         assert err <= 1e-4 * (ref.abs().max().item() + 1), f"rank {rank}: {n}.grad off by {err}"
 
 
-class CausalConv3d(nn.Conv3d):
-    """Wan 2.1's CausalConv3d (wan/modules/vae.py): time padding all before, cached frames in
-    place of that much of it."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._padding = (self.padding[2], self.padding[2], self.padding[1], self.padding[1],
-                         2 * self.padding[0], 0)
-        self.padding = (0, 0, 0)
-
-    def forward(self, x, cache_x=None):
-        padding = list(self._padding)
-        if cache_x is not None and self._padding[4] > 0:
-            x = torch.cat([cache_x.to(x.device), x], dim=2)
-            padding[4] -= cache_x.shape[2]
-        return super().forward(nn.functional.pad(x, padding))
-
-
 class CausalBlock(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv1 = CausalConv3d(4, 8, 3, padding=1)
+        self.conv1 = WanCausalConv3d(4, 8, 3, padding=1)
         self.norm = nn.GroupNorm(2, 8)
-        self.conv2 = CausalConv3d(8, 4, 3, padding=1)
+        self.conv2 = WanCausalConv3d(8, 4, 3, padding=1)
 
     def forward(self, x, cache=(None, None)):
         h = self.conv1(x, cache[0])
