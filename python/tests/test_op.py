@@ -350,3 +350,24 @@ def test_x_views_are_read_in_place(name, emu_order):
     (g64,) = torch.autograd.grad(y64, [b64], gy.double())
     assert (g32.double() - g64).abs().max().item() <= y.numel() * 2 ** -24 * 64 * (
         g64.abs().max().item() + 1.0), f"CONVND_TEST_SEED={SEED}"
+
+
+# the same kinds of view with GEMM-sized channels (16 in, 16 out)
+GEMM_VIEWS = {
+    "channel_slice_cl": ([2, 9, 8, 32], lambda b: b.permute(0, 3, 1, 2)[:, 8:24]),
+    "row_pitch": ([2, 16, 9, 12], lambda b: b[..., :8]),
+    "batch_broadcast": ([1, 16, 9, 8], lambda b: b.expand(3, -1, -1, -1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GEMM_VIEWS))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_views_plan_the_implicit_gemms(name, dtype):
+    """The planner sends GEMM-shaped problems whose x is a view to the implicit GEMMs, which
+    read it in place (igemm_simt for exact f32, igemm_tc for f16), not to `direct`."""
+    shape, view = GEMM_VIEWS[name]
+    x = view(torch.randn(shape, dtype=dtype))
+    w = torch.randn(16, 16, 3, 3, dtype=dtype)
+    kw = dict(stride=[1, 1], dilation=[1, 1], padding_before=[1, 1], padding_after=[1, 1])
+    want = "igemm_simt:" if dtype == torch.float32 else "igemm_tc:"
+    assert convnd.plan_name(x, w, **kw).startswith(want), convnd.plan_name(x, w, **kw)
