@@ -217,10 +217,13 @@ class _HaloConv(torch.autograd.Function):
         rows = me["out_end"] - me["out_begin"]
         stride, dilation, pb, pa, groups = conv
         if out is None:
-            shape = [x.shape[0], w.shape[0], *[0] * (x.dim() - 2)]
-            for d in range(2, x.dim()):  # the other dims' output sizes: the whole conv's
-                e = dilation[d - 2] * (w.shape[d] - 1) + 1
-                shape[d] = (x.shape[d] + pb[d - 2] + pa[d - 2] - e) // stride[d - 2] + 1
+            # the whole conv's output shape from the C rule (the op's Meta kernel on the whole
+            # input's shape), this rank's rows along dim
+            whole = list(x.shape)
+            whole[dim] = sum(ex.sizes)
+            shape = list(torch.ops.convnd.conv_nd(
+                torch.empty(whole, device="meta", dtype=x.dtype), w.to("meta"), None, None,
+                stride, dilation, pb, pa, groups).shape)
             shape[dim] = rows
             y = _empty(shape, cl or _channels_last(w), x)
         else:
@@ -400,15 +403,8 @@ class ShardedConv(nn.Module):
     def __init__(self, conv, group, dim, schedule=None):
         super().__init__()
         self.conv, self.group, self.dim, self.schedule = conv, group, dim, schedule
-        nd = conv.weight.dim() - 2
-        k = conv.weight.shape[2:]
-        if isinstance(conv.padding, str):  # 'same' (stride 1) as PyTorch splits it, or 'valid'
-            total = [0 if conv.padding == "valid" else conv.dilation[i] * (k[i] - 1)
-                     for i in range(nd)]
-            self.pb = [t // 2 for t in total]
-            self.pa = [t - t // 2 for t in total]
-        else:
-            self.pb = self.pa = list(conv.padding)
+        from .nn import explicit_padding
+        self.pb, self.pa = explicit_padding(conv)
 
     def forward(self, x):
         c = self.conv

@@ -9,6 +9,18 @@ from . import torch as cf
 from ._ops import FORWARD, TRANSPOSED, plan_name as _plan_name
 
 
+def explicit_padding(conv):
+    """A forward conv module's padding as (before, after) lists: an int/tuple as is, 'valid' as
+    zeros, 'same' as PyTorch splits it (the extra position after)."""
+    dims = len(conv.kernel_size)
+    if not isinstance(conv.padding, str):
+        return list(conv.padding), list(conv.padding)
+    if conv.padding != "same":
+        return [0] * dims, [0] * dims
+    total = [conv.dilation[i] * (conv.kernel_size[i] - 1) for i in range(dims)]
+    return [t // 2 for t in total], [t - t // 2 for t in total]
+
+
 class _ConvMixin:
     """For nn.Conv{1,2,3}d: PyTorch's forward() calls _conv_forward, which runs on convnd."""
 
@@ -26,14 +38,7 @@ class _ConvMixin:
     def convnd_schedule(self, input):
         """The convnd "schedule:config" this layer runs for `input` (zero padding modes)."""
         dims = len(self.kernel_size)
-        if isinstance(self.padding, str):
-            if self.padding == "same":
-                total = [self.dilation[i] * (self.kernel_size[i] - 1) for i in range(dims)]
-                pb, pa = [t // 2 for t in total], [t - t // 2 for t in total]
-            else:
-                pb = pa = [0] * dims
-        else:
-            pb = pa = list(self.padding)
+        pb, pa = explicit_padding(self)
         x = input if input.dim() == dims + 2 else input.unsqueeze(0)
         return _plan_name(x, self.weight, self.bias, stride=self.stride, dilation=self.dilation,
                           padding_before=pb, padding_after=pa, groups=self.groups, mode=FORWARD)
