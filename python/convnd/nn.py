@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 from . import torch as cf
 from ._ops import FORWARD, TRANSPOSED, plan_name as _plan_name
+from .adapters import ADAPTERS, AdapterMixin
 
 
 def explicit_padding(conv):
@@ -102,14 +103,16 @@ _log = logging.getLogger(__name__)
 
 class ConversionReport:
     """What convert() did: `converted` lists (module name, class name) of every convolution now
-    run by convnd; `skipped` lists (module name, class name, reason) of every convolution left
-    on torch."""
+    run by convnd; `adapted` the causal-conv modules that hold their conv as .conv and now run
+    it through an adapter (their conv is in `converted` too); `skipped` lists (module name, class
+    name, reason) of every convolution or such module left on torch."""
 
     def __init__(self):
-        self.converted, self.skipped = [], []
+        self.converted, self.adapted, self.skipped = [], [], []
 
     def __repr__(self):
-        lines = [f"convnd.nn.convert: {len(self.converted)} convolution(s) converted, "
+        adapted = f" ({len(self.adapted)} wrapper(s) adapted)" if self.adapted else ""
+        lines = [f"convnd.nn.convert: {len(self.converted)} convolution(s) converted{adapted}, "
                  f"{len(self.skipped)} left on torch"]
         lines += [f"  {name or '(model)'} ({cls}): {why}" for name, cls, why in self.skipped]
         return "\n".join(lines)
@@ -139,73 +142,24 @@ def _why_not(module, base):
     return None
 
 
-# ---- adapters: causal-conv subclasses of video VAEs, run with fused padding and a prefix ------
-
-
-class _WanCausalMixin:
-    """Wan's causal conv3d (diffusers' WanCausalConv3d, Wan 2.1's CausalConv3d): `_padding` is
-    F.pad's list (W, W, H, H, 2*P_T, 0), forward(x, cache_x=None) concatenates the cached frames in
-    front of x in place of that much time padding, pads, and convolves. Here the cache is the
-    conv's prefix along time (SPEC §12) and the padding is fused (negative: crops, as F.pad's):
-    nothing is concatenated or padded (torch.ops.convnd.conv_nd_halo). With gradients needed the
-    cache is concatenated and the conv is convnd's differentiable one (conv_padded): the halo op
-    has no autograd."""
-
-    def forward(self, x, cache_x=None):
-        pad = list(self._padding)
-        prefix = None
-        if cache_x is not None and pad[4] > 0:
-            prefix = cache_x.to(x.device)
-            pad[4] -= prefix.shape[2]
-        pb, pa = [pad[4], pad[2], pad[0]], [pad[5], pad[3], pad[1]]
-        grad = torch.is_grad_enabled() and (x.requires_grad or self.weight.requires_grad or (
-            prefix is not None and prefix.requires_grad))
-        if grad:
-            xx = torch.cat([prefix, x], dim=2) if prefix is not None else x
-            return cf.conv_padded(xx, self.weight, self.bias, self.stride, pb, pa, self.dilation,
-                                  self.groups)
-        return torch.ops.convnd.conv_nd_halo(x, self.weight, self.bias, prefix, None, 0,
-                                             list(self.stride), list(self.dilation), pb, pa,
-                                             self.groups, 0, None)
-
-
-def _wan_causal_why_not(module):
-    """Why a WanCausalConv3d-like module does not have the behaviour the adapter assumes, or
-    None: its attributes (checked, not its source)."""
-    import inspect
-    pad = getattr(module, "_padding", None)
-    if not (isinstance(pad, (tuple, list)) and len(pad) == 6):
-        return "no _padding of 6 entries"
-    if pad[5] != 0 or pad[0] != pad[1] or pad[2] != pad[3]:
-        return f"_padding={tuple(pad)} is not (W, W, H, H, T, 0)"
-    if tuple(module.padding) != (0, 0, 0) or module.padding_mode != "zeros":
-        return f"padding={module.padding}, padding_mode={module.padding_mode!r}"
-    params = list(inspect.signature(type(module).forward).parameters)
-    if params != ["self", "x", "cache_x"]:
-        return f"forward{tuple(params[1:])} is not forward(x, cache_x)"
-    return None
-
-
-# class name -> (mixin, guard): the causal-conv subclasses convert() maps onto fused padding and
-# a prefix; a class whose attributes do not match stays on torch with the guard's reason
-_ADAPTERS = {
-    "WanCausalConv3d": (_WanCausalMixin, _wan_causal_why_not),
-    "CausalConv3d": (_WanCausalMixin, _wan_causal_why_not),
-}
-
-
 def _adapter_of(module):
-    """(adapter class, None), (None, reason) or (None, None) when no adapter names the class."""
+    """For a class adapters.ADAPTERS names: (convnd class, None) or (None, why not); (None, None)
+    for any other class."""
     cls = type(module)
-    entry = _ADAPTERS.get(cls.__name__)
-    if entry is None or not isinstance(module, torch.nn.Conv3d):
+    entry = ADAPTERS.get(cls.__name__)
+    if entry is None:
         return None, None
-    mixin, why_not = entry
+    mixin, why_not, wraps = entry
+    conv = getattr(module, "conv", None) if wraps else module
+    if not isinstance(conv, torch.nn.Conv3d):
+        return None, None  # another class of that name
     why = why_not(module)
     if why is not None:
         return None, f"{cls.__name__} adapter: {why}"
-    if module.weight.dtype not in _DTYPES:
-        return None, f"dtype {module.weight.dtype}: convnd runs float32, float16 and bfloat16"
+    if conv.weight.dtype not in _DTYPES:
+        return None, f"dtype {conv.weight.dtype}: convnd runs float32, float16 and bfloat16"
+    if mixin is None:  # its forward is the conv's: convert as a plain conv
+        return _convnd_class(cls, torch.nn.Conv3d), None
     if cls not in _SUBCLASSES:
         _SUBCLASSES[cls] = type(cls.__name__, (mixin, cls), {
             "__module__": __name__, "__doc__": f"{cls.__qualname__} run by convnd (adapter)."})
@@ -233,37 +187,39 @@ def _convnd_class(cls, base):
 def convert(model, strict=False, return_report=False):
     """Swaps every torch.nn.Conv*/ConvTranspose* module of `model` (itself included) for its
     convnd counterpart, in place: the same module objects, parameters, buffers and hooks, only
-    their class changes. The causal-conv subclasses of video VAEs named in _ADAPTERS (Wan's
-    WanCausalConv3d / CausalConv3d) get an adapter that runs their padding fused and their frame
-    cache as a prefix, when their attributes match what it assumes. Left on torch, with the reason
-    in the report: a subclass with its own
-    forward (convnd cannot know what it computes) and a dtype convnd does not run (float64); a
-    subclass that overrides none of forward, _conv_forward, _output_padding is converted to a
-    class derived from it. strict=True raises ValueError naming
-    them instead (and converts nothing). Logs the skipped layers as a warning. Returns `model`,
-    or (model, ConversionReport) with return_report=True."""
+    their class changes. The causal convolutions of video VAEs that convnd.adapters names (Wan,
+    QwenImage, Cosmos, CogVideoX, LTX-Video, HunyuanVideo) get an adapter that runs their time
+    padding fused and their frame cache or replicated frames as a halo read in place, when their
+    attributes match what the adapter assumes (the wrappers that hold their conv as .conv are
+    listed in the report's `adapted`). Left on torch, with the reason in the report: a subclass
+    with its own forward (convnd cannot know what it computes), a dtype convnd does not run
+    (float64), an adapter's class whose attributes differ; a subclass that overrides none of
+    forward, _conv_forward, _output_padding is converted to a class derived from it.
+    strict=True raises ValueError naming them instead (and converts nothing). Logs the skipped
+    layers as a warning. Returns `model`, or (model, ConversionReport) with
+    return_report=True."""
     report, plan = ConversionReport(), []
     for name, module in model.named_modules():
-        if isinstance(module, (_ConvMixin, _ConvTransposeMixin, _WanCausalMixin)):
-            report.converted.append((name, type(module).__name__))  # converted before
-            continue
         base = _base_of(type(module))
-        if base is None:
+        done = report.converted if base is not None else report.adapted
+        if isinstance(module, (_ConvMixin, _ConvTransposeMixin, AdapterMixin)):
+            done.append((name, type(module).__name__))  # converted before
             continue
         adapter, why = _adapter_of(module)
+        if adapter is None and why is None:
+            if base is None:
+                continue
+            why = _why_not(module, base)
+            adapter = _convnd_class(type(module), base) if why is None else None
         if adapter is not None:
-            plan.append((name, module, adapter))
-            continue
-        why = why or _why_not(module, base)
-        if why is None:
-            plan.append((name, module, _convnd_class(type(module), base)))
+            plan.append((name, module, adapter, done))
         else:
             report.skipped.append((name, type(module).__name__, why))
     if strict and report.skipped:
         raise ValueError(repr(report) + "\n(strict=True: nothing was converted)")
-    for name, module, cls in plan:
+    for name, module, cls, done in plan:
         module.__class__ = cls
-        report.converted.append((name, type(module).__name__))
+        done.append((name, type(module).__name__))
     if report.skipped:
         _log.warning("%r", report)
     return (model, report) if return_report else model
@@ -274,10 +230,10 @@ def schedules(model, *inputs, **kwargs):
     every convnd convolution it called, in call order."""
     found, hooks = [], []
     for name, module in model.named_modules():
-        if isinstance(module, (_ConvMixin, _ConvTransposeMixin)):
-            def hook(mod, args, name=name):
-                found.append((name or type(mod).__name__, mod.convnd_schedule(*args)))
-            hooks.append(module.register_forward_pre_hook(hook))
+        if isinstance(module, (_ConvMixin, _ConvTransposeMixin, AdapterMixin)):
+            def hook(mod, args, kwargs, name=name):
+                found.append((name or type(mod).__name__, mod.convnd_schedule(*args, **kwargs)))
+            hooks.append(module.register_forward_pre_hook(hook, with_kwargs=True))
     try:
         with torch.no_grad():
             model(*inputs, **kwargs)

@@ -1003,6 +1003,19 @@ conv_nd_halo_meta(const at::Tensor &x, const at::Tensor &w, const std::optional<
                            x.options());
 }
 
+// The schedule and configuration conv_nd_halo would run for these arguments.
+std::string halo_plan_name(const at::Tensor &x, const at::Tensor &w,
+                           const std::optional<at::Tensor> &bias,
+                           const std::optional<at::Tensor> &prefix,
+                           const std::optional<at::Tensor> &suffix, int64_t axis,
+                           std::vector<int64_t> stride, std::vector<int64_t> dilation,
+                           std::vector<int64_t> padding_before, std::vector<int64_t> padding_after,
+                           int64_t groups, int64_t activation, std::optional<std::string> schedule) {
+    HaloCall h = make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
+                                padding_after, groups, activation, nullptr);
+    return plan_text(h.c.p, x, schedule, "halo_plan_name");
+}
+
 // SPEC §14's rule (convnd_shard_rows / convnd_shard_part) along one axis, as a dict: a 1-D
 // problem carries the axis' figures (the rule reads nothing else).
 py::dict shard_dict(const convnd_shard &s) {
@@ -1085,6 +1098,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("plan_name", &plan_name, "The schedule:config conv_nd would run for these arguments");
     m.def("wgrad_plan_name", &wgrad_plan_name,
           "The schedule:config conv_nd_wgrad would run for these arguments");
+    m.def("halo_plan_name", &halo_plan_name,
+          "The schedule:config conv_nd_halo would run for these arguments");
     m.def(
         "device_name", []() { return std::string(convnd_device_name()); },
         "The process's convnd device (CPU tensors always run on the emulated device)");

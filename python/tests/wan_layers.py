@@ -1,5 +1,6 @@
-"""A faithful copy of the causal conv3d video VAEs use, for the tests (diffusers is not a test
-dependency): diffusers' WanCausalConv3d (autoencoder_kl_wan.py), Wan 2.1's CausalConv3d."""
+"""A faithful copy of the causal conv3d Wan's VAE uses (diffusers' WanCausalConv3d,
+autoencoder_kl_wan.py; Wan 2.1's CausalConv3d), for the tests that build their own blocks
+(test_convert, test_distributed); test_video_vaes runs diffusers' own classes."""
 import torch
 from torch import nn
 
