@@ -1004,13 +1004,12 @@ conv_nd_halo_meta(const at::Tensor &x, const at::Tensor &w, const std::optional<
 }
 
 // The schedule and configuration conv_nd_halo would run for these arguments.
-std::string halo_plan_name(const at::Tensor &x, const at::Tensor &w,
-                           const std::optional<at::Tensor> &bias,
-                           const std::optional<at::Tensor> &prefix,
-                           const std::optional<at::Tensor> &suffix, int64_t axis,
-                           std::vector<int64_t> stride, std::vector<int64_t> dilation,
-                           std::vector<int64_t> padding_before, std::vector<int64_t> padding_after,
-                           int64_t groups, int64_t activation, std::optional<std::string> schedule) {
+std::string
+halo_plan_name(const at::Tensor &x, const at::Tensor &w, const std::optional<at::Tensor> &bias,
+               const std::optional<at::Tensor> &prefix, const std::optional<at::Tensor> &suffix,
+               int64_t axis, std::vector<int64_t> stride, std::vector<int64_t> dilation,
+               std::vector<int64_t> padding_before, std::vector<int64_t> padding_after,
+               int64_t groups, int64_t activation, std::optional<std::string> schedule) {
     HaloCall h = make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
                                 padding_after, groups, activation, nullptr);
     return plan_text(h.c.p, x, schedule, "halo_plan_name");
