@@ -4,6 +4,8 @@
 #include "problem_internal.h"
 #include "registry.h"
 
+static const convnd_launcher pad_copy_kernel = CONVND_LAUNCHER_OF(pad_copy);
+
 int32_t bench_has_padding(const convnd_problem *p) {
     for (int32_t t = 0; t < p->dims; ++t)
         if (p->pad_before[t] != 0 || p->pad_after[t] != 0) return 1;
@@ -24,5 +26,5 @@ convnd_status bench_pad_copy(const convnd_problem *p, const void *x, void *xpad,
     convnd_launch_args a = {.x = x, .y = xpad, .stream = stream, .device = convnd_active_device()};
     const convnd_status s = convnd_params_from_problem(&q, &a.params);
     if (s != CONVND_OK) return s;
-    return CONVND_CALL_LAUNCHER(pad_copy, &a);
+    return CONVND_LAUNCH(&pad_copy_kernel, &a);
 }

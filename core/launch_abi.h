@@ -33,24 +33,54 @@ typedef struct convnd_launch_args {
 #endif
 
 /* Kernel launchers live in kernels/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and with
- * the host C++ compiler for the emulated device (convnd_emu_NAME). */
+ * the host C++ compiler for the emulated device (convnd_emu_NAME). A schedule's host file
+ * declares the ones it calls with CONVND_KERNEL(NAME) (schedules/schedule.h); no list of them is
+ * kept anywhere else. */
 #define CONVND_DECLARE_LAUNCHER(name)                                                              \
     convnd_status convnd_emu_##name(const convnd_launch_args *a);                                  \
     convnd_status convnd_gpu_##name(const convnd_launch_args *a)
 
-/* The one answer of a launch for the GPU in a build without CUDA (CONVND_CALL_LAUNCHER and
- * schedules/schedule.h's convnd_launch_on both give it). */
+#ifdef __cplusplus
+/* kernels/NAME.cu: `CONVND_DEFINE_LAUNCHER(NAME) { ... }` defines this build's launcher
+ * (CONVND_LAUNCHER(NAME): convnd_gpu_NAME or convnd_emu_NAME), declared first with the ABI the
+ * host calls, so the compiler checks the definition against it. */
+#define CONVND_DEFINE_LAUNCHER(name)                                                               \
+    extern "C" {                                                                                   \
+    CONVND_DECLARE_LAUNCHER(name);                                                                 \
+    }                                                                                              \
+    extern "C" convnd_status CONVND_LAUNCHER(name)(const convnd_launch_args *a)
+#endif
+
+/* The one answer of a launch for the GPU in a build without CUDA. */
 #define CONVND_NO_CUDA_ERROR(name)                                                                 \
     convnd_error(CONVND_ERR_DEVICE,                                                                \
                  "%s: the active device is the GPU (%s), but convnd was built without CUDA", name, \
                  convnd_device_name())
 
+/* A launcher as data: both builds of one kernel and its name, for a launch ABI `args` (the
+ * schedules' convnd_launch_args, or a kernel family's own: im2col.h, causal_launchers.h). The one
+ * way host code launches a kernel: CONVND_LAUNCH(&launcher, a), where a->device picks the build
+ * and a build without CUDA answers CONVND_NO_CUDA_ERROR. */
+#define CONVND_LAUNCHER_TYPE(type, args)                                                           \
+    typedef struct type {                                                                          \
+        convnd_status (*emu)(const args *a);                                                       \
+        convnd_status (*gpu)(const args *a); /* NULL without CUDA */                               \
+        const char *name;                                                                          \
+    } type
+
 #ifdef CONVND_HAVE_CUDA
-#define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? convnd_gpu_##name(a) : convnd_emu_##name(a))
+#define CONVND_LAUNCHER_OF(name)                                                                   \
+    { convnd_emu_##name, convnd_gpu_##name, #name }
 #else
-#define CONVND_CALL_LAUNCHER(name, a)                                                              \
-    ((a)->device == CONVND_DEVICE_GPU ? CONVND_NO_CUDA_ERROR(#name) : convnd_emu_##name(a))
+#define CONVND_LAUNCHER_OF(name)                                                                   \
+    { convnd_emu_##name, NULL, #name }
 #endif
+
+#define CONVND_LAUNCH(l, a)                                                                        \
+    ((a)->device != CONVND_DEVICE_GPU ? (l)->emu(a)                                                \
+     : (l)->gpu                       ? (l)->gpu(a)                                                \
+                                      : CONVND_NO_CUDA_ERROR((l)->name))
+
+CONVND_LAUNCHER_TYPE(convnd_launcher, convnd_launch_args);
 
 #endif

@@ -1,6 +1,6 @@
 /* The stateful causal conv1d's launchers (kernels/causal_conv1d.cu), called by
- * schedules/causal_conv1d.c through CONVND_CALL_LAUNCHER. Kept apart from launchers.h: their
- * argument type is the causal launch ABI, not convnd_launch_args. */
+ * schedules/causal_conv1d.c through CONVND_LAUNCH: their argument type is the causal launch ABI,
+ * not convnd_launch_args. */
 #ifndef CONVND_CAUSAL_LAUNCHERS_H
 #define CONVND_CAUSAL_LAUNCHERS_H
 
@@ -19,5 +19,7 @@ convnd_status convnd_gpu_causal_conv1d_update(const convnd_causal_launch_args *a
 #ifdef __cplusplus
 }
 #endif
+
+CONVND_LAUNCHER_TYPE(convnd_causal_launcher, convnd_causal_launch_args);
 
 #endif

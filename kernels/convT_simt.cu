@@ -22,6 +22,6 @@ __host__ static convnd_status convT_simt_launch(const convnd_launch_args *a) {
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(convT_simt)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(convT_simt) {
     return CONVND_NS::convT_simt_launch(a);
 }

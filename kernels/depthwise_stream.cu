@@ -15,7 +15,7 @@
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "depthwise_configs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {
@@ -218,7 +218,7 @@ template <int WIN> static convnd_status dw_stream_launch_win(const convnd_launch
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(depthwise_stream)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(depthwise_stream) {
     using namespace CONVND_NS;
     if (a->config < 0 || a->config >= CONVND_DW_CONFIG_COUNT ||
         convnd_dw_config_at(a->config).path != CONVND_DW_PATH_STREAM)

@@ -11,7 +11,7 @@
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "depthwise_configs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {
@@ -126,7 +126,7 @@ static convnd_status dw_tile_launch_dtype(const convnd_launch_args *a) {
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(depthwise_tile)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(depthwise_tile) {
     using namespace CONVND_NS;
     if (a->config < 0 || a->config >= CONVND_DW_CONFIG_COUNT ||
         convnd_dw_config_at(a->config).path != CONVND_DW_PATH_TILE ||

@@ -10,7 +10,7 @@
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "io_axis.cuh"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {
@@ -132,7 +132,7 @@ static convnd_status direct_launch_dtype(const convnd_launch_args *a, int thread
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(direct)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(direct) {
     using namespace CONVND_NS;
     const int nconfigs = (int)(sizeof(direct_block_threads) / sizeof(direct_block_threads[0]));
     if (a->config < 0 || a->config >= nconfigs)

@@ -14,7 +14,7 @@
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "grouped_configs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {
@@ -176,7 +176,7 @@ template <int R, int CO> static convnd_status grouped_launch_config(const convnd
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(grouped)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(grouped) {
     using namespace CONVND_NS;
     if (a->config < 0 || a->config >= CONVND_GROUPED_CONFIG_COUNT)
         return convnd_error(CONVND_ERR_INTERNAL, "grouped: config %d out of range [0, %d)",

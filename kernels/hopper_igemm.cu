@@ -36,7 +36,7 @@
 #include "conv_index.cuh"
 #include "hopper_igemm.h"
 #include "convT_phase.h"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 #include "planted_bugs.h"
 
@@ -495,7 +495,7 @@ template <typename T> static convnd_status hopper_dispatch(const convnd_launch_a
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(hopper_igemm)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(hopper_igemm) {
     switch (a->params.dtype) {
     case CONVND_F16:
         return CONVND_NS::hopper_dispatch<convnd_half>(a);

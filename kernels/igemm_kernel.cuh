@@ -21,7 +21,7 @@
 #include "igemm_mma.cuh"
 #include "tc_epilogue.cuh"
 #include "planted_bugs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {

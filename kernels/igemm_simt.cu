@@ -23,6 +23,6 @@ __host__ static convnd_status igemm_simt_launch(const convnd_launch_args *a) {
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(igemm_simt)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(igemm_simt) {
     return CONVND_NS::igemm_simt_launch(a);
 }

@@ -29,7 +29,7 @@ extern "C" {
 
 typedef struct convnd_im2col_args {
     const convnd_launch_args *launch; /* problem, params, tensors, stream */
-    convnd_device device;             /* read by CONVND_CALL_LAUNCHER */
+    convnd_device device;             /* read by CONVND_LAUNCH */
     int64_t n0, nb;                   /* the chunk of images */
     void *col;                        /* forward: written by im2col; transposed: GEMM output */
     int32_t col_dtype;                /* forward: convnd_dtype of col; transposed: always f32 */
@@ -56,5 +56,8 @@ convnd_status convnd_gpu_im2col_to_f32(const convnd_im2col_args *a);
 #ifdef __cplusplus
 }
 #endif
+
+/* their launchers as data, for CONVND_LAUNCH (core/launch_abi.h) */
+CONVND_LAUNCHER_TYPE(convnd_im2col_launcher, convnd_im2col_args);
 
 #endif

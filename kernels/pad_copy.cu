@@ -69,7 +69,7 @@ template <typename T> static convnd_status pad_copy_typed(const convnd_launch_ar
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(pad_copy)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(pad_copy) {
     using namespace CONVND_NS;
     if (a->params.mode != CONVND_FORWARD)
         return convnd_error(CONVND_ERR_UNSUPPORTED,

@@ -14,7 +14,7 @@
 #include "conv_index.cuh"
 #include "depthwise_common.cuh"
 #include "tiled_configs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {
@@ -175,7 +175,7 @@ template <int CO_T> static convnd_status tiled_launch_config(const convnd_launch
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(tiled_direct)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(tiled_direct) {
     using namespace CONVND_NS;
     if (a->config < 0 || a->config >= CONVND_TILED_CONFIG_COUNT)
         return convnd_error(CONVND_ERR_INTERNAL, "tiled_direct: config %d out of range [0, %d)",

@@ -13,7 +13,7 @@
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 #include "wgrad_split.h"
 #include "planted_bugs.h"
@@ -169,11 +169,11 @@ static convnd_status wgrad_launch(const convnd_launch_args *a, int64_t splits, c
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(wgrad_direct)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(wgrad_direct) {
     return CONVND_NS::wgrad_launch(a, 1, "wgrad_direct");
 }
 
-extern "C" convnd_status CONVND_LAUNCHER(wgrad_splitk)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(wgrad_splitk) {
     const int64_t splits = convnd_wgrad_splits(&a->params, a->config);
     if (splits < 1)
         return convnd_error(CONVND_ERR_INTERNAL, "wgrad_splitk: config %d out of range",

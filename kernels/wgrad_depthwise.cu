@@ -14,7 +14,7 @@
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
-#include "launchers.h"
+#include "launch_abi.h"
 #include "error.h"
 #include "planted_bugs.h"
 #include "wgrad_common.cuh"
@@ -115,7 +115,7 @@ static convnd_status wgrad_depthwise_typed(const convnd_launch_args *a, int64_t 
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(wgrad_depthwise)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(wgrad_depthwise) {
     const convnd_conv_params &p = a->params;
     if (p.mode != CONVND_WGRAD || p.cin_g != 1)
         return convnd_error(CONVND_ERR_INTERNAL,

@@ -5,7 +5,7 @@
 #include "igemm_mma.cuh"
 #include "wgrad_igemm.cuh"
 #include "wgrad_igemm_configs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 
 namespace CONVND_NS {
 
@@ -25,7 +25,7 @@ template <typename T> static convnd_status wgrad_igemm_simt_typed(const convnd_l
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(wgrad_igemm_simt)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(wgrad_igemm_simt) {
     return CONVND_NS::convnd_launch_by_dtype(a->params.dtype, "wgrad_igemm_simt", [&](auto t) {
         return CONVND_NS::wgrad_igemm_simt_typed<typename decltype(t)::type>(a);
     });

@@ -6,7 +6,7 @@
 #include "tc_warp_mma.cuh"
 #include "wgrad_igemm.cuh"
 #include "wgrad_igemm_configs.h"
-#include "launchers.h"
+#include "launch_abi.h"
 
 namespace CONVND_NS {
 
@@ -30,7 +30,7 @@ template <typename T> static convnd_status wgrad_igemm_tc_typed(const convnd_lau
 
 } // namespace CONVND_NS
 
-extern "C" convnd_status CONVND_LAUNCHER(wgrad_igemm_tc)(const convnd_launch_args *a) {
+CONVND_DEFINE_LAUNCHER(wgrad_igemm_tc) {
     if (a->params.dtype == CONVND_F32 && !a->params.allow_tf32)
         return convnd_error(CONVND_ERR_INTERNAL, "wgrad_igemm_tc: f32 without TF32 allowed");
     return CONVND_NS::convnd_launch_by_dtype(a->params.dtype, "wgrad_igemm_tc", [&](auto t) {

@@ -47,7 +47,6 @@
 #include "convT_limits.h"
 #include "error.h"
 #include "gemm_family.h"
-#include "launchers.h"
 #include "problem_internal.h"
 #include "refuse.h"
 #include "registry.h"

@@ -23,6 +23,11 @@
 #include "problem_internal.h"
 #include "error.h"
 
+static const convnd_im2col_launcher im2col_to_f32_kernel = CONVND_LAUNCHER_OF(im2col_to_f32);
+static const convnd_im2col_launcher im2col_forward_kernel = CONVND_LAUNCHER_OF(im2col_forward);
+static const convnd_im2col_launcher im2col_epilogue_kernel = CONVND_LAUNCHER_OF(im2col_epilogue);
+static const convnd_im2col_launcher col2im_epilogue_kernel = CONVND_LAUNCHER_OF(col2im_epilogue);
+
 #define IM2COL_DECLARE(name)                                                                       \
     convnd_status convnd_emu_##name(const convnd_im2col_args *a);                                  \
     convnd_status convnd_gpu_##name(const convnd_im2col_args *a)
@@ -223,7 +228,7 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
                             .acc = (const float *)(ws + L.acc)};
     if (widen) {
         k.src = a->w, k.dst = (float *)(ws + L.w32), k.count = c->w_numel;
-        if ((s = CONVND_CALL_LAUNCHER(im2col_to_f32, &k)) != CONVND_OK) return s;
+        if ((s = CONVND_LAUNCH(&im2col_to_f32_kernel, &k)) != CONVND_OK) return s;
         w = ws + L.w32;
     }
     const int32_t empty_k = (a->params.mode == CONVND_TRANSPOSED ? c->cin_g : L.rows) == 0;
@@ -234,11 +239,11 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
             float *acc = (float *)(ws + L.acc);
             if (empty_k) { /* no input channels: the accumulator is zero */
                 s = convnd_memset(acc, 0, (size_t)(c->C_out * nb * L.P) * sizeof(float));
-            } else if ((s = CONVND_CALL_LAUNCHER(im2col_forward, &k)) == CONVND_OK &&
+            } else if ((s = CONVND_LAUNCH(&im2col_forward_kernel, &k)) == CONVND_OK &&
                        (s = host_gemm_fence(a, &L)) == CONVND_OK) {
                 s = forward_gemm(a, &L, w, ws + L.col, acc, nb);
             }
-            if (s == CONVND_OK) s = CONVND_CALL_LAUNCHER(im2col_epilogue, &k);
+            if (s == CONVND_OK) s = CONVND_LAUNCH(&im2col_epilogue_kernel, &k);
         } else {
             float *col = (float *)(ws + L.col);
             const void *xc = (const char *)a->x + (size_t)(n0 * c->xs[0]) * elem;
@@ -248,13 +253,13 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
             } else {
                 if (widen) {
                     k.src = xc, k.dst = (float *)(ws + L.x32), k.count = nb * c->xs[0];
-                    s = CONVND_CALL_LAUNCHER(im2col_to_f32, &k);
+                    s = CONVND_LAUNCH(&im2col_to_f32_kernel, &k);
                     xc = ws + L.x32, xe = sizeof(float);
                 }
                 if (s == CONVND_OK) s = host_gemm_fence(a, &L);
                 if (s == CONVND_OK) s = transposed_gemm(a, &L, w, xc, xe, col, nb);
             }
-            if (s == CONVND_OK) s = CONVND_CALL_LAUNCHER(col2im_epilogue, &k);
+            if (s == CONVND_OK) s = CONVND_LAUNCH(&col2im_epilogue_kernel, &k);
         }
     }
     return s;

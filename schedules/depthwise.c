@@ -19,11 +19,14 @@
  *   x and y channels-last otherwise, or mixed layouts                   -> cl_r4
  *   x and y channels-first                                              -> cf_tile (cl_r4 when
  *     the tile does not fit) */
-#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "depthwise_configs.h"
+
+CONVND_KERNEL(depthwise_cl);
+CONVND_KERNEL(depthwise_tile);
+CONVND_KERNEL(depthwise_stream);
 
 #define CONVND_DW_NAME(name, path, param) #name,
 static const char *const depthwise_configs[] = {CONVND_DEPTHWISE_CONFIGS(CONVND_DW_NAME)};
@@ -116,11 +119,11 @@ static convnd_status depthwise_launch(const convnd_launch_args *a) {
                             (int)a->config);
     switch (convnd_dw_config_at(a->config).path) {
     case CONVND_DW_PATH_CL:
-        return CONVND_CALL_LAUNCHER(depthwise_cl, a);
+        return CONVND_LAUNCH(&depthwise_cl_kernel, a);
     case CONVND_DW_PATH_TILE:
-        return CONVND_CALL_LAUNCHER(depthwise_tile, a);
+        return CONVND_LAUNCH(&depthwise_tile_kernel, a);
     default:
-        return CONVND_CALL_LAUNCHER(depthwise_stream, a);
+        return CONVND_LAUNCH(&depthwise_stream_kernel, a);
     }
 }
 

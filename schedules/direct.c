@@ -2,9 +2,10 @@
  * forward and transposed problem, needs no workspace; the planner's fallback (wgrad has its own,
  * schedules/wgrad.c). */
 #include "arch.h"
-#include "launchers.h"
 #include "refuse.h"
 #include "registry.h"
+
+CONVND_KERNEL(direct);
 
 /* Named configurations: threads per block (kernels/direct.cu reads the index). */
 #define DIRECT_CONFIGS(X) X(t128) X(t256)
@@ -33,7 +34,7 @@ static int32_t direct_worth_routing(const convnd_conv_params *params, int32_t co
 }
 
 static convnd_status direct_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(direct, a);
+    return CONVND_LAUNCH(&direct_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_direct = {

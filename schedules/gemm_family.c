@@ -43,13 +43,13 @@ int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gem
 
 convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm_variant v,
                                         const convnd_launch_args *a) {
-    if (v == CONVND_GEMM_SIMT) return convnd_launch_on(&f->simt, a);
+    if (v == CONVND_GEMM_SIMT) return CONVND_LAUNCH(&f->simt, a);
     switch (a->params.dtype) {
     case CONVND_F16:
-        return convnd_launch_on(&f->tc[0], a);
+        return CONVND_LAUNCH(&f->tc[0], a);
     case CONVND_BF16:
-        return convnd_launch_on(&f->tc[1], a);
+        return CONVND_LAUNCH(&f->tc[1], a);
     default:
-        return convnd_launch_on(&f->tc[2], a);
+        return CONVND_LAUNCH(&f->tc[2], a);
     }
 }

@@ -69,6 +69,10 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
  * tc_what, simt_what: the two schedules' summaries; host: the family's host file. */
 #define CONVND_GEMM_FAMILY(prefix, family_mode, refusal, reads_prefix_state, tc_what, simt_what,   \
                            host)                                                                   \
+    CONVND_DECLARE_LAUNCHER(prefix##_tc_f16);                                                      \
+    CONVND_DECLARE_LAUNCHER(prefix##_tc_bf16);                                                     \
+    CONVND_DECLARE_LAUNCHER(prefix##_tc_tf32);                                                     \
+    CONVND_DECLARE_LAUNCHER(prefix##_simt);                                                        \
     enum { prefix##_family_prefix_state = reads_prefix_state };                                    \
     static const convnd_gemm_family prefix##_family = {                                            \
         .mode = family_mode,                                                                       \

@@ -14,11 +14,12 @@
  *     (ResNeXt) the tensor-core GEMM keeps them: its wasted columns cost less than giving up
  *     tensor cores (to be measured on a GPU).
  *   config: r4_co4 when C_out/groups <= 4, r4_co8 when <= 8, else r2_co16. */
-#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "grouped_configs.h"
+
+CONVND_KERNEL(grouped);
 
 #define CONVND_GROUPED_NAME(name, R, CO) #name,
 static const char *const grouped_configs[] = {CONVND_GROUPED_CONFIGS(CONVND_GROUPED_NAME)};
@@ -56,7 +57,7 @@ static int32_t grouped_worth_routing(const convnd_conv_params *params, int32_t c
 }
 
 static convnd_status grouped_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(grouped, a);
+    return CONVND_LAUNCH(&grouped_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_grouped = {

@@ -22,7 +22,6 @@
  * 128x256 when C_out > 128, else 128x128. */
 #include "arch.h"
 #include "gemm_tiles.h"
-#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
@@ -36,6 +35,8 @@
 #ifdef CONVND_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
+
+CONVND_KERNEL(hopper_igemm);
 
 static const char *const hopper_names[CONVND_HOPPER_COUNT] = {"128x256x64_s4", "128x128x64_s6"};
 
@@ -231,7 +232,7 @@ static convnd_status hopper_launch(const convnd_launch_args *a) {
         return a->params.mode == CONVND_TRANSPOSED ? convnd_schedule_convT_tc.launch(&b)
                                                    : convnd_schedule_igemm_tc.launch(&b);
     }
-    return CONVND_CALL_LAUNCHER(hopper_igemm, a);
+    return CONVND_LAUNCH(&hopper_igemm_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_hopper_igemm = {

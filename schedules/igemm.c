@@ -46,7 +46,6 @@
  *   path (channels-first, odd channel counts) still beats the direct schedule by reusing every
  *   loaded element BM or BN times from shared memory. */
 #include "gemm_family.h"
-#include "launchers.h"
 #include "problem_internal.h"
 #include "refuse.h"
 #include "registry.h"

@@ -9,26 +9,10 @@
 #include "refuse.h"
 #include "registry.h"
 
-/* Planner priority order: the planner takes the first (schedule, config) that supports the
- * problem and is worth routing (schedules/planner.c documents the heuristic). Specialised
- * schedules go above; the universal direct schedule stays last, as the fallback. */
-const convnd_schedule *const convnd_schedule_table[] = {
-    &convnd_schedule_depthwise,    /* groups == C_in (the implicit GEMM declines them) */
-    &convnd_schedule_grouped,      /* few channels per group */
-    &convnd_schedule_tiled_direct, /* stems: C_in <= 8 */
-    &convnd_schedule_hopper_igemm, /* sm_90: wgmma + TMA (routed on a CC 9.0 GPU only) */
-    &convnd_schedule_igemm_tc,
-    &convnd_schedule_igemm_simt,
-    &convnd_schedule_convT_tc, /* transposed: phase-decomposed implicit GEMM */
-    &convnd_schedule_convT_simt,
-    &convnd_schedule_wgrad_depthwise,  /* wgrad: one input channel per group */
-    &convnd_schedule_wgrad_igemm_tc,   /* wgrad: GEMM-shaped, f16/bf16 (TF32 when allowed) */
-    &convnd_schedule_wgrad_igemm_simt, /* wgrad: GEMM-shaped, exact f32 */
-    &convnd_schedule_wgrad_splitk,     /* wgrad: few dw elements, long reduction */
-    &convnd_schedule_wgrad_direct,     /* wgrad: the fallback */
-    &convnd_schedule_cublas_im2col,    /* never worth routing: a reference, forced only */
-    &convnd_schedule_direct,
-};
+/* In planner priority order: registry.h's CONVND_SCHEDULES. */
+#define CONVND_TABLE_ENTRY(name) &convnd_schedule_##name,
+const convnd_schedule *const convnd_schedule_table[] = {CONVND_SCHEDULES(CONVND_TABLE_ENTRY)};
+#undef CONVND_TABLE_ENTRY
 const int32_t convnd_schedule_table_size =
     (int32_t)(sizeof(convnd_schedule_table) / sizeof(convnd_schedule_table[0]));
 

@@ -1,8 +1,9 @@
 /* The schedule registry: every schedule's entry and lookups by name.
  *
- * Adding a schedule: define `const convnd_schedule convnd_schedule_NAME` in schedules/NAME.c,
- * declare it below, and list it in registry.c's table at its planner priority. Dispatch, the
- * planner, the benchmark and the forced-schedule tests all pick it up from the table. */
+ * Adding a schedule: its kernel file (kernels/NAME.cu, CONVND_DEFINE_LAUNCHER), its host file
+ * (schedules/NAME.c: CONVND_KERNEL(NAME) and `const convnd_schedule convnd_schedule_NAME`) and
+ * one line in CONVND_SCHEDULES below at its planner priority. Dispatch, the planner, the
+ * benchmark, the README's table and the forced-schedule tests all pick it up from the table. */
 #ifndef CONVND_REGISTRY_H
 #define CONVND_REGISTRY_H
 
@@ -13,22 +14,32 @@
 extern "C" {
 #endif
 
-/* ---- the entries (one line per schedule) --------------------------------------------------- */
-extern const convnd_schedule convnd_schedule_hopper_igemm;
-extern const convnd_schedule convnd_schedule_igemm_tc;
-extern const convnd_schedule convnd_schedule_igemm_simt;
-extern const convnd_schedule convnd_schedule_direct;
-extern const convnd_schedule convnd_schedule_depthwise;
-extern const convnd_schedule convnd_schedule_grouped;
-extern const convnd_schedule convnd_schedule_tiled_direct;
-extern const convnd_schedule convnd_schedule_cublas_im2col;
-extern const convnd_schedule convnd_schedule_convT_tc;
-extern const convnd_schedule convnd_schedule_convT_simt;
-extern const convnd_schedule convnd_schedule_wgrad_depthwise;
-extern const convnd_schedule convnd_schedule_wgrad_igemm_tc;
-extern const convnd_schedule convnd_schedule_wgrad_igemm_simt;
-extern const convnd_schedule convnd_schedule_wgrad_splitk;
-extern const convnd_schedule convnd_schedule_wgrad_direct;
+/* ---- the table (one line per schedule, in planner priority order) --------------------------
+ * The planner takes the first (schedule, config) that supports the problem and is worth routing
+ * (schedules/planner.c; `convnd-bench --why` prints each verdict). Specialised schedules go
+ * above; the universal direct schedule stays last, as the fallback. X(NAME) names the entry
+ * `const convnd_schedule convnd_schedule_NAME` that schedules/NAME.c (or its family's host file)
+ * defines; this list declares it and registry.c's table lists it. */
+#define CONVND_SCHEDULES(X)                                                                        \
+    X(depthwise)        /* groups == C_in (the implicit GEMM declines them) */                     \
+    X(grouped)          /* few channels per group */                                               \
+    X(tiled_direct)     /* stems: C_in <= 8 */                                                     \
+    X(hopper_igemm)     /* sm_90: wgmma + TMA (routed on a CC 9.0 GPU only) */                     \
+    X(igemm_tc)         /* forward implicit GEMM, tensor cores */                                  \
+    X(igemm_simt)       /* the same, CUDA cores */                                                 \
+    X(convT_tc)         /* transposed: phase-decomposed implicit GEMM */                           \
+    X(convT_simt)       /* the same, CUDA cores */                                                 \
+    X(wgrad_depthwise)  /* wgrad: one input channel per group */                                   \
+    X(wgrad_igemm_tc)   /* wgrad: GEMM-shaped, f16/bf16 (TF32 when allowed) */                     \
+    X(wgrad_igemm_simt) /* wgrad: GEMM-shaped, exact f32 */                                        \
+    X(wgrad_splitk)     /* wgrad: few dw elements, long reduction */                               \
+    X(wgrad_direct)     /* wgrad: the fallback */                                                  \
+    X(cublas_im2col)    /* never worth routing: a reference, forced only */                        \
+    X(direct)           /* the universal fallback */
+
+#define CONVND_DECLARE_SCHEDULE(name) extern const convnd_schedule convnd_schedule_##name;
+CONVND_SCHEDULES(CONVND_DECLARE_SCHEDULE)
+#undef CONVND_DECLARE_SCHEDULE
 
 /* ---- lookups -------------------------------------------------------------------------------- */
 

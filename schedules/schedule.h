@@ -42,27 +42,11 @@ enum {
                                       epilogue reads z at y's offset) */
 };
 
-#ifdef CONVND_HAVE_CUDA
-#define CONVND_LAUNCHER_OF(name)                                                                   \
-    { convnd_emu_##name, convnd_gpu_##name, #name }
-#else
-#define CONVND_LAUNCHER_OF(name)                                                                   \
-    { convnd_emu_##name, NULL, #name }
-#endif
-
-/* A launcher as data (both builds of one kernel), for host descriptors that pick one by table;
- * convnd_launch_on(&l, a) is CONVND_CALL_LAUNCHER(name, a) for it, the same answers included. */
-typedef struct convnd_launcher {
-    convnd_status (*emu)(const convnd_launch_args *a);
-    convnd_status (*gpu)(const convnd_launch_args *a); /* NULL without CUDA */
-    const char *name;
-} convnd_launcher;
-
-static inline convnd_status convnd_launch_on(const convnd_launcher *l,
-                                             const convnd_launch_args *a) {
-    if (a->device != CONVND_DEVICE_GPU) return l->emu(a);
-    return l->gpu ? l->gpu(a) : CONVND_NO_CUDA_ERROR(l->name);
-}
+/* A kernel this host file launches (kernels/NAME.cu): declares both builds and defines the
+ * launcher NAME_kernel, launched with CONVND_LAUNCH(&NAME_kernel, a) (core/launch_abi.h). */
+#define CONVND_KERNEL(name)                                                                        \
+    CONVND_DECLARE_LAUNCHER(name);                                                                 \
+    static const convnd_launcher name##_kernel = CONVND_LAUNCHER_OF(name)
 
 /* The table, in planner priority order. */
 extern const convnd_schedule *const convnd_schedule_table[];

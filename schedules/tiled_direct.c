@@ -11,11 +11,12 @@
  *     starves its k-tiles; the tile here reuses each staged input for every output channel
  *     of the block and every tap)
  *   config: co16 when C_out >= 32, co8 when C_out >= 8, else co4. */
-#include "launchers.h"
 #include "registry.h"
 #include "refuse.h"
 #include "problem_internal.h"
 #include "tiled_configs.h"
+
+CONVND_KERNEL(tiled_direct);
 
 #define CONVND_TILED_NAME(name, CO_T) #name,
 static const char *const tiled_configs[] = {CONVND_TILED_CONFIGS(CONVND_TILED_NAME)};
@@ -50,7 +51,7 @@ static int32_t tiled_worth_routing(const convnd_conv_params *params, int32_t con
 }
 
 static convnd_status tiled_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(tiled_direct, a);
+    return CONVND_LAUNCH(&tiled_direct_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_tiled_direct = {

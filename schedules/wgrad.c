@@ -7,11 +7,13 @@
  *                 element would leave most of a GPU idle.
  *   wgrad_direct  one thread per dw element, no workspace: the fallback. */
 #include "arch.h"
-#include "launchers.h"
 #include "refuse.h"
 #include "registry.h"
 #include "wgrad_split.h"
 #include "problem_internal.h"
+
+CONVND_KERNEL(wgrad_direct);
+CONVND_KERNEL(wgrad_splitk);
 
 static const char *const wgrad_direct_configs[] = {"t256"};
 /* kN: N split-K chunks (the suffix's one meaning: kernels/wgrad_igemm_configs.h) */
@@ -50,7 +52,7 @@ static int32_t wgrad_direct_worth_routing(const convnd_conv_params *params, int3
 }
 
 static convnd_status wgrad_direct_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(wgrad_direct, a);
+    return CONVND_LAUNCH(&wgrad_direct_kernel, a);
 }
 
 /* The partials' bytes: splits * w_numel f32, or SIZE_MAX when that does not fit. */
@@ -90,7 +92,7 @@ static int32_t wgrad_splitk_worth_routing(const convnd_conv_params *params, int3
 }
 
 static convnd_status wgrad_splitk_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(wgrad_splitk, a);
+    return CONVND_LAUNCH(&wgrad_splitk_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_wgrad_splitk = {

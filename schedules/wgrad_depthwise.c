@@ -7,11 +7,12 @@
  * Heuristic (worth_routing): every depthwise wgrad; the config is the fewest chunks whose blocks
  * fill two waves of an H200 (264 blocks) while each chunk keeps at least 256 positions (one per
  * thread), else the most that keeps 256, else s1. */
-#include "launchers.h"
 #include "problem_internal.h"
 #include "refuse.h"
 #include "registry.h"
 #include "wgrad_split.h"
+
+CONVND_KERNEL(wgrad_depthwise);
 
 #define WGRAD_DEPTHWISE_NAME(name, count) #name,
 static const char *const depthwise_names[] = {CONVND_WGRAD_DEPTHWISE_CONFIGS(WGRAD_DEPTHWISE_NAME)};
@@ -77,7 +78,7 @@ static int32_t depthwise_worth_routing(const convnd_conv_params *params, int32_t
 }
 
 static convnd_status depthwise_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(wgrad_depthwise, a);
+    return CONVND_LAUNCH(&wgrad_depthwise_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_wgrad_depthwise = {

@@ -16,12 +16,14 @@
  *   Splits: the fewest of the config's counts (1, 8, 32) whose blocks fill two waves of an H200
  *   (264 blocks), keeping at least 4 k-tiles per chunk; else the most that keeps 4. */
 #include "arch.h"
-#include "launchers.h"
 #include "problem_internal.h"
 #include "refuse.h"
 #include "registry.h"
 #include "wgrad_igemm_configs.h"
 #include "wgrad_split.h"
+
+CONVND_KERNEL(wgrad_igemm_simt);
+CONVND_KERNEL(wgrad_igemm_tc);
 
 typedef struct wgrad_igemm_config {
     int32_t bm, bn, bk;
@@ -132,7 +134,7 @@ static size_t simt_workspace(const convnd_conv_params *params, int32_t config) {
 }
 
 static convnd_status simt_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(wgrad_igemm_simt, a);
+    return CONVND_LAUNCH(&wgrad_igemm_simt_kernel, a);
 }
 
 static int32_t tc_supports(const convnd_conv_params *params, int32_t config, char *reason,
@@ -154,7 +156,7 @@ static size_t tc_workspace(const convnd_conv_params *params, int32_t config) {
 }
 
 static convnd_status tc_launch(const convnd_launch_args *a) {
-    return CONVND_CALL_LAUNCHER(wgrad_igemm_tc, a);
+    return CONVND_LAUNCH(&wgrad_igemm_tc_kernel, a);
 }
 
 const convnd_schedule convnd_schedule_wgrad_igemm_tc = {
