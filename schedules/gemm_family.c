@@ -1,4 +1,5 @@
-/* The GEMM family's shared skeleton (gemm_family.h). */
+/* The GEMM families' shared parts (gemm_family.h): the forward-GEMM tile skeleton, the launch by
+ * dtype. */
 #include "gemm_family.h"
 
 #include <inttypes.h>
@@ -26,9 +27,9 @@ static int32_t gemm_prefix_state_fits(const convnd_gemm_family *f, convnd_gemm_v
         params->state_len, f->names[v], CONVND_IGEMM_IO_MAX_BK);
 }
 
-int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                    const convnd_conv_params *params, int32_t config, char *reason,
-                                    size_t reason_len) {
+int32_t convnd_gemm_tiles_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                   const convnd_conv_params *params, int32_t config, char *reason,
+                                   size_t reason_len) {
     return f->refuses(params, reason, reason_len) &&
            convnd_gemm_supports(params, tiles_of(v), config, v == CONVND_GEMM_TC, f->names[v],
                                 f->names[1 - v], reason, reason_len) &&
@@ -36,20 +37,16 @@ int32_t convnd_gemm_family_supports(const convnd_gemm_family *f, convnd_gemm_var
            (v != CONVND_GEMM_TC || convnd_gemm_tc_built_or_refuse(config, reason, reason_len));
 }
 
-int32_t convnd_gemm_family_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                         const convnd_conv_params *params, int32_t config) {
+int32_t convnd_gemm_tiles_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                        const convnd_conv_params *params, int32_t config) {
     return convnd_gemm_worth_routing(params, f->mode, tiles_of(v), config);
 }
 
 convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm_variant v,
                                         const convnd_launch_args *a) {
-    if (v == CONVND_GEMM_SIMT) return CONVND_LAUNCH(&f->simt, a);
-    switch (a->params.dtype) {
-    case CONVND_F16:
-        return CONVND_LAUNCH(&f->tc[0], a);
-    case CONVND_BF16:
-        return CONVND_LAUNCH(&f->tc[1], a);
-    default:
-        return CONVND_LAUNCH(&f->tc[2], a);
-    }
+    if (f->launch) return f->launch(f, v, a);
+    const int32_t by_dtype = a->params.dtype == CONVND_F16    ? 0
+                             : a->params.dtype == CONVND_BF16 ? 1
+                                                              : 2;
+    return CONVND_LAUNCH(&f->kernels[v][by_dtype], a);
 }

@@ -21,6 +21,7 @@
  * of convT_tc);
  * 128x256 when C_out > 128, else 128x128. */
 #include "arch.h"
+#include "gemm_family.h"
 #include "gemm_tiles.h"
 #include "registry.h"
 #include "refuse.h"
@@ -35,8 +36,6 @@
 #ifdef CONVND_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
-
-CONVND_KERNEL(hopper_igemm);
 
 static const char *const hopper_names[CONVND_HOPPER_COUNT] = {"128x256x64_s4", "128x128x64_s6"};
 
@@ -164,9 +163,10 @@ static const char *hopper_layout_name(int32_t channels_last) {
     return convnd_layout_name(channels_last ? CONVND_CHANNELS_LAST : CONVND_CHANNELS_FIRST);
 }
 
-static int32_t hopper_supports(const convnd_conv_params *params, int32_t config, char *reason,
+static int32_t hopper_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
+                               const convnd_conv_params *params, int32_t config, char *reason,
                                size_t reason_len) {
-    (void)config;
+    (void)f, (void)v, (void)config;
     if (params->mode != CONVND_FORWARD && params->mode != CONVND_TRANSPOSED)
         return convnd_refuse(reason, reason_len,
                              "mode=%s: the Hopper tier implements forward and transposed "
@@ -209,7 +209,9 @@ static int32_t hopper_supports(const convnd_conv_params *params, int32_t config,
     return hopper_device_ok(reason, reason_len);
 }
 
-static int32_t hopper_worth_routing(const convnd_conv_params *params, int32_t config) {
+static int32_t hopper_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_conv_params *params, int32_t config) {
+    (void)f, (void)v;
     if (convnd_active_device() != CONVND_DEVICE_GPU) return 0;
     int64_t m = params->N * params->out[0] * params->out[1] * params->out[2];
     /* transposed: one launch per phase, each of about m / prod(S) rows, should fill the GPU */
@@ -225,27 +227,29 @@ static int32_t hopper_worth_routing(const convnd_conv_params *params, int32_t co
 /* TMA needs 16-byte aligned tensors: element-aligned pointers that are not (valid in the API)
  * run on igemm_tc's (transposed: convT_tc's) largest configuration that fits the device
  * instead, which handles any alignment. */
-static convnd_status hopper_launch(const convnd_launch_args *a) {
+static convnd_status hopper_launch(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                   const convnd_launch_args *a) {
     if (((uintptr_t)a->x | (uintptr_t)a->w | (uintptr_t)a->y) % 16) {
         convnd_launch_args b = *a;
         b.config = convnd_gemm_tc_first_fitting((convnd_dtype)a->params.dtype);
         return a->params.mode == CONVND_TRANSPOSED ? convnd_schedule_convT_tc.launch(&b)
                                                    : convnd_schedule_igemm_tc.launch(&b);
     }
-    return CONVND_LAUNCH(&hopper_igemm_kernel, a);
+    return CONVND_LAUNCH(&f->kernels[v][0], a); /* one kernel for every dtype */
 }
 
-const convnd_schedule convnd_schedule_hopper_igemm = {
-    .name = "hopper_igemm",
-    .summary = "the Hopper tier (sm_90a): warp-specialized implicit GEMM on TMA, an mbarrier ring "
-               "and wgmma; forward and transposed",
-    .sources = "schedules/hopper_igemm.c, kernels/hopper_igemm.cu",
-    .num_configs = CONVND_HOPPER_COUNT,
-    .config_names = hopper_names,
+CONVND_DECLARE_LAUNCHER(hopper_igemm);
+static const convnd_gemm_family hopper_family = {
+    .names = {"hopper_igemm", NULL},
+    .kernels = {CONVND_GEMM_KERNEL_EVERY_DTYPE(hopper_igemm)},
     .supports = hopper_supports,
     .worth_routing = hopper_worth_routing,
-    .workspace_size = NULL,
     .launch = hopper_launch,
-    .min_sm = 90,
-    .arch_needs = "wgmma and TMA of sm_90a; supports() also refuses GPUs other than 9.0",
 };
+
+CONVND_GEMM_FAMILY_SCHEDULE(hopper_igemm, hopper_family, TC, CONVND_HOPPER_COUNT, hopper_names,
+                            "the Hopper tier (sm_90a): warp-specialized implicit GEMM on TMA, an "
+                            "mbarrier ring and wgmma; forward and transposed",
+                            "schedules/hopper_igemm.c, kernels/hopper_igemm.cu", 90,
+                            "wgmma and TMA of sm_90a; supports() also refuses GPUs other than 9.0",
+                            0);

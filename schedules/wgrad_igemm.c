@@ -16,14 +16,12 @@
  *   Splits: the fewest of the config's counts (1, 8, 32) whose blocks fill two waves of an H200
  *   (264 blocks), keeping at least 4 k-tiles per chunk; else the most that keeps 4. */
 #include "arch.h"
+#include "gemm_family.h"
 #include "problem_internal.h"
 #include "refuse.h"
 #include "registry.h"
 #include "wgrad_igemm_configs.h"
 #include "wgrad_split.h"
-
-CONVND_KERNEL(wgrad_igemm_simt);
-CONVND_KERNEL(wgrad_igemm_tc);
 
 typedef struct wgrad_igemm_config {
     int32_t bm, bn, bk;
@@ -119,72 +117,61 @@ static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t cou
     return config == (pick >= 0 ? pick : longest);
 }
 
-static int32_t simt_supports(const convnd_conv_params *params, int32_t config, char *reason,
-                             size_t reason_len) {
-    return igemm_supports("wgrad_igemm_simt", simt_shapes, SIMT_CONFIGS, params, config, reason,
-                          reason_len);
+/* variant v's configuration table */
+static const wgrad_igemm_config *shapes_of(convnd_gemm_variant v, int32_t *count) {
+    *count = v == CONVND_GEMM_TC ? TC_CONFIGS : SIMT_CONFIGS;
+    return v == CONVND_GEMM_TC ? tc_shapes : simt_shapes;
 }
 
-static int32_t simt_worth_routing(const convnd_conv_params *params, int32_t config) {
-    return igemm_worth_routing(simt_shapes, SIMT_CONFIGS, params, config);
-}
-
-static size_t simt_workspace(const convnd_conv_params *params, int32_t config) {
-    return igemm_workspace(simt_shapes, SIMT_CONFIGS, params, config);
-}
-
-static convnd_status simt_launch(const convnd_launch_args *a) {
-    return CONVND_LAUNCH(&wgrad_igemm_simt_kernel, a);
-}
-
-static int32_t tc_supports(const convnd_conv_params *params, int32_t config, char *reason,
-                           size_t reason_len) {
-    if (params->dtype == CONVND_F32 && !params->allow_tf32)
+static int32_t wgrad_igemm_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_conv_params *params, int32_t config, char *reason,
+                                    size_t reason_len) {
+    if (v == CONVND_GEMM_TC && params->dtype == CONVND_F32 && !params->allow_tf32)
         return convnd_refuse(reason, reason_len,
                              "wgrad_igemm_tc: dtype=f32 needs math=allow_tf32 (tensor cores round "
                              "f32 to TF32)");
-    return igemm_supports("wgrad_igemm_tc", tc_shapes, TC_CONFIGS, params, config, reason,
-                          reason_len);
+    int32_t count;
+    const wgrad_igemm_config *shapes = shapes_of(v, &count);
+    return igemm_supports(f->names[v], shapes, count, params, config, reason, reason_len);
 }
 
-static int32_t tc_worth_routing(const convnd_conv_params *params, int32_t config) {
-    return igemm_worth_routing(tc_shapes, TC_CONFIGS, params, config);
+static int32_t wgrad_igemm_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                         const convnd_conv_params *params, int32_t config) {
+    (void)f;
+    int32_t count;
+    const wgrad_igemm_config *shapes = shapes_of(v, &count);
+    return igemm_worth_routing(shapes, count, params, config);
 }
 
-static size_t tc_workspace(const convnd_conv_params *params, int32_t config) {
-    return igemm_workspace(tc_shapes, TC_CONFIGS, params, config);
+static size_t wgrad_igemm_workspace(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_conv_params *params, int32_t config) {
+    (void)f;
+    int32_t count;
+    const wgrad_igemm_config *shapes = shapes_of(v, &count);
+    return igemm_workspace(shapes, count, params, config);
 }
 
-static convnd_status tc_launch(const convnd_launch_args *a) {
-    return CONVND_LAUNCH(&wgrad_igemm_tc_kernel, a);
-}
-
-const convnd_schedule convnd_schedule_wgrad_igemm_tc = {
-    .name = "wgrad_igemm_tc",
-    .summary = "weight gradient as an implicit GEMM per group on mma.sync, deterministic split-K",
-    .sources = "schedules/wgrad_igemm.c, kernels/wgrad_igemm_tc.cu",
-    .num_configs = TC_CONFIGS,
-    .config_names = tc_names,
-    .supports = tc_supports,
-    .worth_routing = tc_worth_routing,
-    .workspace_size = tc_workspace,
-    .launch = tc_launch,
-    .min_sm = 80,
-    .arch_needs = "mma.sync m16n8k16 (f16/bf16) and m16n8k8 (TF32), ldmatrix, cp.async: sm_80",
-    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
+CONVND_DECLARE_LAUNCHER(wgrad_igemm_tc);
+CONVND_DECLARE_LAUNCHER(wgrad_igemm_simt);
+static const convnd_gemm_family wgrad_igemm_family = {
+    .names = {"wgrad_igemm_tc", "wgrad_igemm_simt"},
+    .kernels = {CONVND_GEMM_KERNEL_EVERY_DTYPE(wgrad_igemm_tc),
+                CONVND_GEMM_KERNEL_EVERY_DTYPE(wgrad_igemm_simt)},
+    .supports = wgrad_igemm_supports,
+    .worth_routing = wgrad_igemm_worth_routing,
+    .workspace_size = wgrad_igemm_workspace,
 };
 
-const convnd_schedule convnd_schedule_wgrad_igemm_simt = {
-    .name = "wgrad_igemm_simt",
-    .summary = "the same on CUDA cores, exact f32 FMA, every dtype",
-    .sources = "schedules/wgrad_igemm.c, kernels/wgrad_igemm_simt.cu",
-    .num_configs = SIMT_CONFIGS,
-    .config_names = simt_names,
-    .supports = simt_supports,
-    .worth_routing = simt_worth_routing,
-    .workspace_size = simt_workspace,
-    .launch = simt_launch,
-    .min_sm = 80,
-    .arch_needs = "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
-};
+/* x and dy through xs / ys (dw has no view) */
+CONVND_GEMM_FAMILY_SCHEDULE(
+    wgrad_igemm_tc, wgrad_igemm_family, TC, TC_CONFIGS, tc_names,
+    "weight gradient as an implicit GEMM per group on mma.sync, deterministic split-K",
+    "schedules/wgrad_igemm.c, kernels/wgrad_igemm_tc.cu", 80,
+    "mma.sync m16n8k16 (f16/bf16) and m16n8k8 (TF32), ldmatrix, cp.async: sm_80",
+    CONVND_READS_VIEWS);
+CONVND_GEMM_FAMILY_SCHEDULE(
+    wgrad_igemm_simt, wgrad_igemm_family, SIMT, SIMT_CONFIGS, simt_names,
+    "the same on CUDA cores, exact f32 FMA, every dtype",
+    "schedules/wgrad_igemm.c, kernels/wgrad_igemm_simt.cu", 80,
+    "kernels/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
+    CONVND_READS_VIEWS);
