@@ -483,14 +483,18 @@ static convnd_status hopper_mode(const convnd_launch_args *a, int32_t config) {
 
 template <typename T> static convnd_status hopper_dispatch(const convnd_launch_args *a) {
     const int32_t dims = a->params.dims;
-    if (a->config == CONVND_HOPPER_128x256) {
-        if (dims == 1) return hopper_mode<T, 256, 4, 3>(a, a->config);
-        if (dims == 2) return hopper_mode<T, 256, 4, 4>(a, a->config);
-        return hopper_mode<T, 256, 4, 5>(a, a->config);
+    switch (a->config) {
+#define HOPPER_CONFIG_CASE(e, name, BN, STAGES)                                                    \
+    case e:                                                                                        \
+        return dims == 1   ? hopper_mode<T, BN, STAGES, 3>(a, a->config)                           \
+               : dims == 2 ? hopper_mode<T, BN, STAGES, 4>(a, a->config)                           \
+                           : hopper_mode<T, BN, STAGES, 5>(a, a->config);
+        CONVND_HOPPER_CONFIGS(HOPPER_CONFIG_CASE)
+#undef HOPPER_CONFIG_CASE
+    default:
+        return convnd_error(CONVND_ERR_INTERNAL, "hopper_igemm: config %d out of range",
+                            (int)a->config);
     }
-    if (dims == 1) return hopper_mode<T, 128, 6, 3>(a, a->config);
-    if (dims == 2) return hopper_mode<T, 128, 6, 4>(a, a->config);
-    return hopper_mode<T, 128, 6, 5>(a, a->config);
 }
 
 } // namespace CONVND_NS

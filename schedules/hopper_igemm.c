@@ -37,7 +37,9 @@
 #include <cuda_runtime_api.h>
 #endif
 
-static const char *const hopper_names[CONVND_HOPPER_COUNT] = {"128x256x64_s4", "128x128x64_s6"};
+#define HOPPER_NAME(e, name, bn, stages) name,
+static const char *const hopper_names[CONVND_HOPPER_COUNT] = {CONVND_HOPPER_CONFIGS(HOPPER_NAME)};
+#undef HOPPER_NAME
 
 /* 1 on the emulated device or an sm_90 GPU; else 0 and the reason. */
 static int32_t hopper_device_ok(char *reason, size_t reason_len) {
