@@ -58,14 +58,14 @@ inline convnd_status tc_config_not_built(const char *spec) {
  * configurations' functions CONVND_NS::CONFIG<T, index> where this unit builds them. */
 #if !defined(CONVND_SHARD)
 #define CONVND_TC_UNIT(NAME, T, CONFIG, LAUNCH)                                                    \
-    CONVND_DEFINE_LAUNCHER(NAME) {                  \
+    CONVND_DEFINE_LAUNCHER(NAME) {                                                                 \
         return CONVND_NS::LAUNCH<T>(a);                                                            \
     }
 #elif CONVND_SHARD < 0
 #define CONVND_TC_UNIT(NAME, T, CONFIG, LAUNCH)                                                    \
     static_assert(CONVND_SHARDS == CONVND_NS::tc_config_count,                                     \
                   "kernels/CMakeLists.txt builds one shard per tensor-core configuration");        \
-    CONVND_DEFINE_LAUNCHER(NAME) {                  \
+    CONVND_DEFINE_LAUNCHER(NAME) {                                                                 \
         return CONVND_NS::LAUNCH<T>(a);                                                            \
     }
 #else

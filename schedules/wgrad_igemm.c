@@ -58,9 +58,23 @@ static void grid_of(const convnd_conv_params *c, const wgrad_igemm_config *f, in
     g[2] = c->groups > INT64_MAX / splits ? INT64_MAX : c->groups * splits;
 }
 
-static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes, int32_t count,
-                              const convnd_conv_params *params, int32_t config, char *reason,
-                              size_t reason_len) {
+/* variant v's configuration table */
+static const wgrad_igemm_config *shapes_of(convnd_gemm_variant v, int32_t *count) {
+    *count = v == CONVND_GEMM_TC ? TC_CONFIGS : SIMT_CONFIGS;
+    return v == CONVND_GEMM_TC ? tc_shapes : simt_shapes;
+}
+
+static int32_t wgrad_igemm_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_conv_params *params, int32_t config, char *reason,
+                                    size_t reason_len) {
+    const char *name = f->names[v];
+    int32_t count;
+    const wgrad_igemm_config *shapes = shapes_of(v, &count);
+    if (v == CONVND_GEMM_TC && params->dtype == CONVND_F32 && !params->allow_tf32)
+        return convnd_refuse(reason, reason_len,
+                             "%s: dtype=f32 needs math=allow_tf32 (tensor cores round f32 to "
+                             "TF32)",
+                             name);
     if (params->mode != CONVND_WGRAD)
         return convnd_refuse(reason, reason_len, "%s: mode=%s, wgrad only", name,
                              convnd_mode_name((convnd_mode)params->mode));
@@ -83,8 +97,11 @@ static int32_t igemm_supports(const char *name, const wgrad_igemm_config *shapes
     return 1;
 }
 
-static size_t igemm_workspace(const wgrad_igemm_config *shapes, int32_t count,
-                              const convnd_conv_params *params, int32_t config) {
+static size_t wgrad_igemm_workspace(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                    const convnd_conv_params *params, int32_t config) {
+    (void)f;
+    int32_t count;
+    const wgrad_igemm_config *shapes = shapes_of(v, &count);
     if (config < 0 || config >= count) return SIZE_MAX;
     const convnd_conv_params c = *params;
     const int64_t splits = convnd_wgrad_igemm_splits(&c, shapes[config].splits, shapes[config].bk);
@@ -94,8 +111,11 @@ static size_t igemm_workspace(const wgrad_igemm_config *shapes, int32_t count,
 }
 
 /* The heuristic in the header comment: 1 when config is the pick for p. */
-static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t count,
-                                   const convnd_conv_params *params, int32_t config) {
+static int32_t wgrad_igemm_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
+                                         const convnd_conv_params *params, int32_t config) {
+    (void)f;
+    int32_t count;
+    const wgrad_igemm_config *shapes = shapes_of(v, &count);
     if (config < 0 || config >= count) return 0;
     const convnd_conv_params c = *params;
     const int64_t cols = gemm_columns(&c);
@@ -115,40 +135,6 @@ static int32_t igemm_worth_routing(const wgrad_igemm_config *shapes, int32_t cou
         if (pick < 0 && (double)g[0] * (double)g[1] * (double)g[2] >= two_waves) pick = i;
     }
     return config == (pick >= 0 ? pick : longest);
-}
-
-/* variant v's configuration table */
-static const wgrad_igemm_config *shapes_of(convnd_gemm_variant v, int32_t *count) {
-    *count = v == CONVND_GEMM_TC ? TC_CONFIGS : SIMT_CONFIGS;
-    return v == CONVND_GEMM_TC ? tc_shapes : simt_shapes;
-}
-
-static int32_t wgrad_igemm_supports(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                    const convnd_conv_params *params, int32_t config, char *reason,
-                                    size_t reason_len) {
-    if (v == CONVND_GEMM_TC && params->dtype == CONVND_F32 && !params->allow_tf32)
-        return convnd_refuse(reason, reason_len,
-                             "wgrad_igemm_tc: dtype=f32 needs math=allow_tf32 (tensor cores round "
-                             "f32 to TF32)");
-    int32_t count;
-    const wgrad_igemm_config *shapes = shapes_of(v, &count);
-    return igemm_supports(f->names[v], shapes, count, params, config, reason, reason_len);
-}
-
-static int32_t wgrad_igemm_worth_routing(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                         const convnd_conv_params *params, int32_t config) {
-    (void)f;
-    int32_t count;
-    const wgrad_igemm_config *shapes = shapes_of(v, &count);
-    return igemm_worth_routing(shapes, count, params, config);
-}
-
-static size_t wgrad_igemm_workspace(const convnd_gemm_family *f, convnd_gemm_variant v,
-                                    const convnd_conv_params *params, int32_t config) {
-    (void)f;
-    int32_t count;
-    const wgrad_igemm_config *shapes = shapes_of(v, &count);
-    return igemm_workspace(shapes, count, params, config);
 }
 
 CONVND_DECLARE_LAUNCHER(wgrad_igemm_tc);
