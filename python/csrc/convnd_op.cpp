@@ -905,17 +905,10 @@ void check_halo_operands(const HaloCall &h, const at::Tensor *out, ShapeOf shape
     if (out) expect(*out, CONVND_Y, "out");
 }
 
-void conv_nd_halo_run(const at::Tensor &x, const at::Tensor &w,
-                      const std::optional<at::Tensor> &bias,
-                      const std::optional<at::Tensor> &prefix,
-                      const std::optional<at::Tensor> &suffix, int64_t axis,
-                      c10::IntArrayRef stride, c10::IntArrayRef dilation,
-                      c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
-                      int64_t groups, int64_t activation, std::optional<c10::string_view> schedule,
-                      const at::Tensor *out, at::Tensor &y) {
-    check_device(x);
-    HaloCall h = make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
-                                padding_after, groups, activation, out);
+// Runs the call make_halo_call made of x and bias (with out when given): y, or out written.
+at::Tensor conv_nd_halo_run(const HaloCall &h, const at::Tensor &x,
+                            const std::optional<at::Tensor> &bias,
+                            std::optional<c10::string_view> schedule, const at::Tensor *out) {
     const Call &c = h.c;
     const std::string key = plan_key('h', c.p, x.device(), schedule);
     std::shared_ptr<const CachedPlan> plan = plan_cache().find(key);
@@ -943,7 +936,7 @@ void conv_nd_halo_run(const at::Tensor &x, const at::Tensor &w,
     }
     const c10::DeviceGuard guard(x.device());
     const ThreadDevice on(x.device());
-    y = out ? *out : empty_in_layout(plan->out_shape, c.p.y_layout, x.options());
+    at::Tensor y = out ? *out : empty_in_layout(plan->out_shape, c.p.y_layout, x.options());
     at::Tensor ws;
     void *workspace = aligned_workspace(plan->workspace_bytes, x.options(), ws);
     convnd_io io{};
@@ -956,6 +949,7 @@ void conv_nd_halo_run(const at::Tensor &x, const at::Tensor &w,
     check(convnd_plan_execute_io(plan->plan, &io, workspace, plan->workspace_bytes,
                                  stream_of(x.device())),
           "conv_nd_halo");
+    return y;
 }
 
 at::Tensor
@@ -964,10 +958,11 @@ conv_nd_halo_impl(const at::Tensor &x, const at::Tensor &w, const std::optional<
                   int64_t axis, c10::IntArrayRef stride, c10::IntArrayRef dilation,
                   c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
                   int64_t activation, std::optional<c10::string_view> schedule) {
-    at::Tensor y;
-    conv_nd_halo_run(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
-                     padding_after, groups, activation, schedule, nullptr, y);
-    return y;
+    check_device(x);
+    return conv_nd_halo_run(make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation,
+                                           padding_before, padding_after, groups, activation,
+                                           nullptr),
+                            x, bias, schedule, nullptr);
 }
 
 void conv_nd_halo_out_impl(const at::Tensor &x, const at::Tensor &w,
@@ -978,9 +973,10 @@ void conv_nd_halo_out_impl(const at::Tensor &x, const at::Tensor &w,
                            c10::IntArrayRef padding_before, c10::IntArrayRef padding_after,
                            int64_t groups, int64_t activation,
                            std::optional<c10::string_view> schedule, const at::Tensor &out) {
-    at::Tensor y;
-    conv_nd_halo_run(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
-                     padding_after, groups, activation, schedule, &out, y);
+    check_device(x);
+    conv_nd_halo_run(make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation,
+                                    padding_before, padding_after, groups, activation, &out),
+                     x, bias, schedule, &out);
 }
 
 // Shapes only, for concrete sizes (the library validates the problem); symbolic sizes are not
