@@ -116,7 +116,8 @@ def test_wan_chunked_decode_reads_its_cache_and_equals_torch(monkeypatch):
     next chunk's prefix: converted, every cache is read in place, the result equals torch's."""
     model, x = _make("wan")
     ref = copy.deepcopy(model)
-    convnd.nn.convert(model)
+    _, report = convnd.nn.convert(model, return_report=True)
+    assert len(report.converted) == len(_convs(ref)) == 35 and report.skipped == []
     with torch.no_grad():
         z = ref.encode(x).latent_dist.mode()
         assert z.shape[2] == 3
