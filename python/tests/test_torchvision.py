@@ -58,14 +58,21 @@ def grads(model, x, dy):
 def test_forward_and_every_gradient_in_eval_mode(name):
     """Eval mode: batch norm is a fixed affine map, so the network is well conditioned and
     convnd's f32 gradients must agree with torch's to 1e-4 of each parameter's gradient scale
-    (f32 accumulation over reductions of a few thousand terms, ~20 layers deep, errs by ~1e-6)."""
+    (f32 accumulation over reductions of a few thousand terms, ~20 layers deep, errs by ~1e-6).
+    Torch's run takes convnd's branches at ReLU and max-pool kinks (Kinks, below): an input
+    within rounding of a kink legitimately takes either branch, and a seed that put one there
+    failed this test before (2026-12-06)."""
     ref, model = pair(name)
     ref.eval(), model.eval()
     x = torch.randn(2, 3, 32, 32)
     dy = torch.randn(2, 10)
-    y_ref, g_ref = grads(ref, x, dy)
-    y, g = grads(model, x, dy)
     assert_runs_on_convnd(model, x)
+    kinks = Kinks()
+    model, ref = kinks.pin(model), kinks.pin(ref)
+    y, g = grads(model, x, dy)
+    kinks.replaying()
+    y_ref, g_ref = grads(ref, x, dy)
+    assert not kinks.replay
     assert rel_err(y, y_ref) <= 1e-5
     worst = max((rel_err(g[n], g_ref[n]), n) for n in g_ref)
     print(f"{name} eval: forward {rel_err(y, y_ref):.1e}, worst gradient {worst[0]:.1e} "
