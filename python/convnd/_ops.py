@@ -122,3 +122,49 @@ def _backward(ctx, grad):
 
 
 torch.library.register_autograd("convnd::conv_nd", _backward, setup_context=_setup_context)
+
+
+# ---- conv_nd_halo (SPEC §12, §14): X = cat(prefix, x, suffix) along spatial dim `axis` -------
+
+_halo_op = torch.ops.convnd.conv_nd_halo.default
+
+
+def _halo_setup_context(ctx, inputs, output):
+    (x, w, bias, prefix, suffix, axis, stride, dilation, pb, pa, groups, act, schedule) = inputs
+    ctx.save_for_backward(x, w, bias, prefix, suffix)
+    ctx.args = (axis, list(stride), list(dilation), list(pb), list(pa), groups, act)
+
+
+def _halo_backward(ctx, grad):
+    """The gradients of y = conv(X) with X = cat(prefix, x, suffix): the data gradient over X's
+    size split into the three (no concatenation); the weight gradient reads X concatenated
+    (CONVND_WGRAD reads no halo)."""
+    x, w, bias, prefix, suffix = ctx.saved_tensors
+    axis, stride, dilation, pb, pa, groups, act = ctx.args
+    if act:
+        pre = _halo_op(x, w, bias, prefix, suffix, axis, stride, dilation, pb, pa, groups, 0, None)
+        grad = _activation_grad(grad, pre, act)
+    d = 2 + axis
+    pieces = [t if t is not None else x.narrow(d, 0, 0) for t in (prefix, x, suffix)]
+    sizes = [t.shape[d] for t in pieces]
+    need = ctx.needs_input_grad
+    dx = dw = dbias = dprefix = dsuffix = None
+    if need[0] or need[3] or need[4]:
+        size = _spatial(x)
+        size[axis] = sum(sizes)
+        dprefix, dx, dsuffix = data_grad(grad, w, size, stride, dilation, pb, pa, groups,
+                                         FORWARD).split(sizes, d)
+        dx = dx if need[0] else None
+        dprefix = dprefix if prefix is not None and need[3] else None
+        dsuffix = dsuffix if suffix is not None and need[4] else None
+    if need[1]:
+        whole = torch.cat(pieces, d) if sizes[0] or sizes[2] else x
+        dw = _wgrad_op(whole, grad, list(w.shape), None, stride, dilation, pb, pa, groups, FORWARD,
+                       1.0, 0.0, None)
+    if bias is not None and need[2]:
+        dbias = grad.sum(dim=[0] + list(range(2, grad.dim())))
+    return (dx, dw, dbias, dprefix, dsuffix) + (None,) * 8
+
+
+torch.library.register_autograd("convnd::conv_nd_halo", _halo_backward,
+                                setup_context=_halo_setup_context)

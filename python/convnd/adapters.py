@@ -15,7 +15,6 @@ import inspect
 import torch
 import torch.nn.functional as F
 
-from . import torch as cf
 
 _ZERO_MODES = ("zeros", "constant")
 
@@ -38,15 +37,6 @@ class HaloArgs:
                 list(c.dilation), self.pb, self.pa, c.groups, 0, None)
 
     def run(self):
-        halos = (self.prefix, self.suffix)
-        grad = torch.is_grad_enabled() and any(
-            t is not None and t.requires_grad
-            for t in (self.x, self.conv.weight, self.conv.bias) + halos)
-        if grad:  # the halo op has no autograd: concatenate, run convnd's differentiable conv
-            xx = torch.cat([t for t in (self.prefix, self.x, self.suffix) if t is not None], 2)
-            c = self.conv
-            return cf.conv_padded(xx, c.weight, c.bias, c.stride, self.pb, self.pa, c.dilation,
-                                  c.groups)
         return torch.ops.convnd.conv_nd_halo(*self._op_args())
 
     def plan_name(self):
