@@ -72,10 +72,10 @@ def _spatial(conv, x, steps):
 def _conv_why_not(conv):
     if not isinstance(conv, torch.nn.Conv3d):
         return f"conv is {type(conv).__name__}, not a Conv3d"
-    if conv.padding_mode != "zeros" and conv.padding[0] != 0:
-        return f"conv pads time in mode {conv.padding_mode!r}"
     if isinstance(conv.padding, str):
         return f"conv padding={conv.padding!r}"
+    if conv.padding_mode != "zeros" and conv.padding[0] != 0:
+        return f"conv pads time in mode {conv.padding_mode!r}"
     return None
 
 
