@@ -704,6 +704,38 @@ at::Tensor conv_nd_impl(const at::Tensor &x, const at::Tensor &w,
     return run_plan(*plan, x, c.p.y_layout, c.x, c.w, c.bias, c.z, "conv_nd");
 }
 
+// y of a problem with symbolic sizes: the C library's output-size rule (convnd_shape_rule.h) on
+// SymInts, `extra` rows added to x's extent along spatial dim `axis` (a halo, SPEC §12 and §14;
+// axis < 0: none), in the SPEC's default output layout.
+at::Tensor symbolic_output(const at::Tensor &x, const at::Tensor &w, c10::IntArrayRef stride,
+                           c10::IntArrayRef dilation, c10::IntArrayRef padding_before,
+                           c10::IntArrayRef padding_after, int64_t groups, int64_t mode,
+                           int64_t axis, const c10::SymInt &extra) {
+    const int64_t dims = x.dim() - 2;
+    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3 && w.dim() == x.dim(), "convnd: x of rank ", x.dim(),
+                      " and w of rank ", w.dim(), ": expected equal ranks 3, 4 or 5");
+    TORCH_CHECK_VALUE(
+        (int64_t)stride.size() == dims && (int64_t)dilation.size() == dims &&
+            (int64_t)padding_before.size() == dims && (int64_t)padding_after.size() == dims,
+        "convnd: stride, dilation, padding_before and padding_after need ", dims, " entries each");
+    std::vector<c10::SymInt> shape{x.sym_size(0),
+                                   mode == CONVND_FORWARD ? w.sym_size(0) : w.sym_size(1) * groups};
+    // a valid problem's span is >= 0, where SymInt's division is the floor division the rule
+    // asks for
+    const auto floor_div = [](const c10::SymInt &a, int64_t b) { return a / b; };
+    for (int64_t d = 0; d < dims; ++d) {
+        const c10::SymInt I = d == axis ? x.sym_size(2 + d) + extra : x.sym_size(2 + d);
+        const c10::SymInt E = CONVND_EFFECTIVE_KERNEL(w.sym_size(2 + d), dilation[d]);
+        const int64_t S = stride[d], P0 = padding_before[d], P1 = padding_after[d];
+        shape.push_back(mode == CONVND_FORWARD ? CONVND_FORWARD_OUTPUT(I, E, S, P0, P1, floor_div)
+                                               : CONVND_TRANSPOSED_OUTPUT(I, E, S, P0, P1));
+    }
+    at::Tensor ww = w;
+    return empty_in_layout(c10::SymIntArrayRef(shape),
+                           convnd_default_output_layout(view_layout_of(x), layout_of(ww)),
+                           x.options());
+}
+
 // Shapes only (FakeTensor, torch.compile, meta tensors), strides as the real kernel makes them.
 // With concrete sizes the library validates the problem, so bad input fails at trace time with
 // convnd's message; symbolic sizes get the SPEC's output-size formula on SymInts.
@@ -720,25 +752,8 @@ at::Tensor conv_nd_meta(const at::Tensor &x, const at::Tensor &w,
         return empty_in_layout(described_shape(c.p, CONVND_Y, "conv_nd"), c.p.y_layout,
                                x.options());
     }
-    const int64_t dims = x.dim() - 2;
-    TORCH_CHECK_VALUE(dims >= 1 && dims <= 3 && w.dim() == x.dim(), "convnd: x of rank ", x.dim(),
-                      " and w of rank ", w.dim(), ": expected equal ranks 3, 4 or 5");
-    std::vector<c10::SymInt> shape{x.sym_size(0),
-                                   mode == CONVND_FORWARD ? w.sym_size(0) : w.sym_size(1) * groups};
-    // the C library's rule (convnd_shape_rule.h) on SymInts; a valid problem's span is >= 0,
-    // where SymInt's division is the floor division the rule asks for
-    const auto floor_div = [](const c10::SymInt &a, int64_t b) { return a / b; };
-    for (int64_t d = 0; d < dims; ++d) {
-        const c10::SymInt I = x.sym_size(2 + d);
-        const c10::SymInt E = CONVND_EFFECTIVE_KERNEL(w.sym_size(2 + d), dilation[d]);
-        const int64_t S = stride[d], P0 = padding_before[d], P1 = padding_after[d];
-        shape.push_back(mode == CONVND_FORWARD ? CONVND_FORWARD_OUTPUT(I, E, S, P0, P1, floor_div)
-                                               : CONVND_TRANSPOSED_OUTPUT(I, E, S, P0, P1));
-    }
-    at::Tensor ww = w;
-    return empty_in_layout(c10::SymIntArrayRef(shape),
-                           convnd_default_output_layout(view_layout_of(x), layout_of(ww)),
-                           x.options());
+    return symbolic_output(x, w, stride, dilation, padding_before, padding_after, groups, mode, -1,
+                           0);
 }
 
 // The schedule and configuration conv_nd would run for these arguments ("schedule:config").
@@ -979,8 +994,9 @@ void conv_nd_halo_out_impl(const at::Tensor &x, const at::Tensor &w,
                      x, bias, schedule, &out);
 }
 
-// Shapes only, for concrete sizes (the library validates the problem); symbolic sizes are not
-// supported by the halo op.
+// Shapes only: with concrete sizes the library validates the problem (bad input fails at trace
+// time with convnd's message); symbolic sizes get the output-size rule over x's extent plus the
+// halos' along the axis.
 at::Tensor
 conv_nd_halo_meta(const at::Tensor &x, const at::Tensor &w, const std::optional<at::Tensor> &bias,
                   const std::optional<at::Tensor> &prefix, const std::optional<at::Tensor> &suffix,
@@ -988,7 +1004,17 @@ conv_nd_halo_meta(const at::Tensor &x, const at::Tensor &w, const std::optional<
                   c10::IntArrayRef padding_before, c10::IntArrayRef padding_after, int64_t groups,
                   int64_t activation, std::optional<c10::string_view> schedule) {
     (void)schedule;
-    TORCH_CHECK_VALUE(concrete_sizes(x, w), "convnd: conv_nd_halo needs concrete sizes");
+    const auto rows = [&](const std::optional<at::Tensor> &t) {
+        return t && t->dim() == x.dim() && axis >= 0 && axis < x.dim() - 2 ? t->sym_size(2 + axis)
+                                                                           : c10::SymInt(0);
+    };
+    if (!concrete_sizes(x, w) || (prefix && !concrete_sizes(*prefix, *prefix)) ||
+        (suffix && !concrete_sizes(*suffix, *suffix))) {
+        TORCH_CHECK_VALUE(axis >= 0 && axis < x.dim() - 2, "convnd: axis=", axis,
+                          " must name a spatial dim 0..", x.dim() - 3);
+        return symbolic_output(x, w, stride, dilation, padding_before, padding_after, groups,
+                               CONVND_FORWARD, axis, rows(prefix) + rows(suffix));
+    }
     HaloCall h = make_halo_call(x, w, bias, prefix, suffix, axis, stride, dilation, padding_before,
                                 padding_after, groups, activation, nullptr);
     check_call(h.c, x, bias, std::nullopt);

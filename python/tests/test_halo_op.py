@@ -101,8 +101,23 @@ def test_halo_gradients_of_a_broadcast_prefix_sum_over_its_copies():
 
 @pytest.mark.parametrize("name", ["2d_both_halos_silu", "1d_suffix_stride_dilation_crop"])
 def test_halo_opcheck(name):
-    """Schema, fake tensors and the autograd registration; not aot_dispatch_dynamic: the halo op's
-    Meta kernel needs concrete sizes (docs/distributed.md's limits)."""
+    """Schema, fake tensors, the autograd registration, AOT dispatch with static and dynamic
+    shapes (the Meta kernel's symbolic output size: the C rule over x's extent plus the halos')."""
     torch.manual_seed(SEED)
-    torch.library.opcheck(OP, make(CASES[name]), test_utils=(
-        "test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_static"))
+    torch.library.opcheck(OP, make(CASES[name]))
+
+
+def test_halo_op_under_torch_compile_with_dynamic_frame_counts():
+    """A Wan-style causal step (the cache as the prefix) compiled once with dynamic shapes runs
+    chunks of 3 and 5 frames with caches of 2 and 1, equal to eager."""
+    torch.manual_seed(SEED)
+    w, b = torch.randn(4, 3, 3, 3, 3), torch.randn(4)
+
+    def step(x, cache):
+        return torch.ops.convnd.conv_nd_halo(x, w, b, cache, None, 0, [1, 1, 1], [1, 1, 1],
+                                             [2 - cache.shape[2], 1, 1], [0, 1, 1], 1, 2, None)
+
+    compiled = torch.compile(step, fullgraph=True, dynamic=True)
+    for frames, cached in ((3, 2), (5, 1), (4, 2)):
+        x, cache = torch.randn(1, 3, frames, 6, 7), torch.randn(1, 3, cached, 6, 7)
+        torch.testing.assert_close(compiled(x, cache), step(x, cache), rtol=0, atol=0)
