@@ -28,7 +28,7 @@ max_mib=${PACK_MAX_MIB:-60}
 
 bash tests/install_deps.sh
 start=$SECONDS
-cmake -S . -B "$build" -DCONVND_CUDA=ON -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B "$build" -DCONVND_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCONVND_WERROR=ON \
   "-DCMAKE_CUDA_ARCHITECTURES=90-real" "-DCMAKE_CUDA_FLAGS=--compress-mode=size" \
   -DCONVND_TESTS_DATA_DIR=tests -DCONVND_BENCH_DATA_DIR=bench >/dev/null
 cmake --build "$build" -j"$jobs" --target convnd_tests convnd-bench convnd_gpu_conformance convnd_shared

@@ -19,7 +19,7 @@ fi
 gpu=0
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=1; fi
 build=${CONVND_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_WERROR=ON \
   -DCONVND_CUDA="$([ $gpu = 1 ] && echo ON || echo OFF)" ${CONVND_CMAKE_ARGS:-}
 cmake --build "$build" -j"$(nproc)" --target convnd-bench
 out=${CONVND_BENCH_OUT:-$build/bench-out}

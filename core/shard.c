@@ -10,7 +10,8 @@
 #include "error.h"
 #include "problem_internal.h"
 
-/* The whole problem's figures along the sharded axis, validated. */
+/* The whole problem's figures along the sharded axis, validated. *a is zeroed first, so it is
+ * defined on every path, the error paths included. */
 typedef struct shard_axis {
     int64_t I, K, S, D, P0, O;
     int64_t begin, end;
@@ -18,6 +19,7 @@ typedef struct shard_axis {
 
 static convnd_status shard_axis_of(const convnd_problem *p, int32_t axis, int64_t shard_begin,
                                    int64_t shard_size, shard_axis *a) {
+    memset(a, 0, sizeof *a);
     if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
     convnd_problem_sizes s;
     convnd_status st = convnd_problem_check(p, &s);

@@ -5,7 +5,8 @@ libconvnd.so comes from CONVND_LIB_DIR when set (a CMake build folder of this re
 absolute or relative to the repository root);
 otherwise this script builds it with CMake from the repository this folder belongs to, on every
 core (CONVND_CUDA=AUTO|ON|OFF as for the library; AUTO builds the GPU kernels when nvcc is found;
-CONVND_CUDA_ARCHS picks the GPU architectures, default the visible GPU's, else 80;90).
+CONVND_CUDA_ARCHS picks the GPU architectures, default the visible GPU's, else 80;90). Its
+progress goes to stderr, which pip shows with -v.
 
     pip install --no-build-isolation ./python      # from the repository root
     python -m build --wheel --no-isolation python  # a wheel carrying libconvnd.so (pip install build)
@@ -17,6 +18,8 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
+import time
 
 import torch
 from setuptools import setup
@@ -53,13 +56,25 @@ def built_library_dir():
         return libdir if os.path.isabs(libdir) else os.path.join(REPO, libdir)
     build = os.path.join(HERE, "build", "libconvnd")
     cuda = os.environ.get("CONVND_CUDA", "AUTO")
-    subprocess.check_call(["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                           "-DCONVND_BUILD_TESTS=OFF", "-DCONVND_BUILD_BENCH=OFF",
-                           f"-DCONVND_CUDA={cuda}",
-                           f"-DCMAKE_CUDA_ARCHITECTURES={cuda_architectures()}"])
-    subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared",
-                           "-j", str(os.cpu_count() or 2)])
+    archs = cuda_architectures()
+    jobs = str(os.cpu_count() or 2)
+    configure = ["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
+                 "-DCONVND_BUILD_TESTS=OFF", "-DCONVND_BUILD_BENCH=OFF", f"-DCONVND_CUDA={cuda}",
+                 f"-DCMAKE_CUDA_ARCHITECTURES={archs}"]
+    # pip shows a build's output only with -v: everything goes to stderr, CMake's lines included,
+    # so that `pip install -v` shows what is being built and how far it has got.
+    say(f"building libconvnd.so with CMake in {build}: Release, CONVND_CUDA={cuda}, "
+        f"CUDA architectures {archs} (the README says how long each takes), {jobs} jobs")
+    start = time.monotonic()
+    subprocess.check_call(configure, stdout=sys.stderr)
+    subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared", "-j", jobs],
+                          stdout=sys.stderr)
+    say(f"libconvnd.so built in {time.monotonic() - start:.0f} s")
     return build
+
+
+def say(line):
+    print(f"convnd setup.py: {line}", file=sys.stderr, flush=True)
 
 
 def ship_library():

@@ -12,7 +12,7 @@ bash tests/install_deps.sh
 cuda=OFF
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then cuda=ON; fi
 build=${CONVND_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_CUDA="${CONVND_CUDA:-$cuda}" \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_WERROR=ON -DCONVND_CUDA="${CONVND_CUDA:-$cuda}" \
   ${CONVND_CMAKE_ARGS:-}
 cmake --build "$build" -j"$(nproc)"
 "$build"/tests/convnd_tests --jobs "$(nproc)" "$@"

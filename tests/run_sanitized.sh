@@ -24,7 +24,7 @@ jobs=${CONVND_SANITIZE_JOBS:-$(nproc)}
 # out at compile time (CMake CONVND_SKIP_TC_CONFIGS: supports() refuses them, the tests skip them:
 # tests/support/test_schedule_runs.h, test_config_skipped).
 skip_tc=${CONVND_SANITIZE_SKIP_TC_CONFIGS-128x256x64_s4;256x128x64_s4}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE=ON -DCONVND_CUDA=OFF \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE=ON -DCONVND_WERROR=ON -DCONVND_CUDA=OFF \
   -DCONVND_BUILD_BENCH=ON "-DCONVND_SKIP_TC_CONFIGS=$skip_tc" >/dev/null
 cmake --build "$build" --target convnd_tests -j"$jobs"
 

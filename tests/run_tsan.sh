@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 build=${CONVND_TSAN_BUILD_DIR:-build-tsan}
 jobs=${CONVND_TSAN_JOBS:-$(nproc)}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE_THREAD=ON \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE_THREAD=ON -DCONVND_WERROR=ON \
   -DCONVND_CUDA=OFF -DCONVND_BUILD_TESTS=ON -DCONVND_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" --target convnd_tsan_concurrency -j"$jobs"
 
