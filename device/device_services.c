@@ -39,6 +39,8 @@ static void query_gpu(void) {
         g->sm_count = prop.multiProcessorCount;
         g->smem_per_block = prop.sharedMemPerBlockOptin;
     }
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) == cudaSuccess) g->driver_version = driver;
     (void)cudaGetLastError();
 #endif
 }

@@ -18,6 +18,7 @@ typedef struct convnd_device_props {
     int32_t cc_major, cc_minor;
     int32_t sm_count;
     size_t smem_per_block; /* opt-in maximum */
+    int32_t driver_version; /* cudaDriverGetVersion (12080 for 12.8); 0 on the emulated device */
 } convnd_device_props;
 
 /* Properties of device d (GPU: the current CUDA device; emulated: the sm_90 it emulates, an

@@ -346,6 +346,18 @@ const char *convnd_schedule_config_name(int32_t i, int32_t config);
 int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, char *reason,
                                  size_t reason_len);
 
+/* ---- errata: configurations the planner never routes to on a device (docs/errata.md) ------ */
+
+/* The errata file the planner reads now: $CONVND_ERRATA, "" when CONVND_ERRATA=off, else
+ * $XDG_CACHE_HOME/convnd/errata or ~/.cache/convnd/errata. A missing file excludes nothing. */
+convnd_status convnd_errata_path(char *buf, size_t len);
+/* The active device as an errata line's device fields:
+ * device="NAME" cc=MAJOR.MINOR sms=N driver=N convnd=VERSION (what convnd-selftest writes). */
+convnd_status convnd_errata_device_key(char *buf, size_t len);
+/* Reads the errata file now: CONVND_ERR_INVALID_ARGUMENT naming the file and the line when it is
+ * malformed (plan creation fails the same way while it is). */
+convnd_status convnd_errata_check(void);
+
 /* ---- devices: a real GPU, or the emulated device ("interpret mode") ------------------------ */
 
 typedef enum convnd_device {

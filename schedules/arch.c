@@ -5,6 +5,7 @@
 
 #include "arch.h"
 #include "device_services.h"
+#include "errata.h"
 #include "refuse.h"
 #include "views_support.h"
 
@@ -77,5 +78,8 @@ int32_t convnd_schedule_supports_here(const convnd_schedule *s, const convnd_pro
     if (!convnd_schedule_arch_ok(s, convnd_device_sm(), CONVND_CUDA_ARCHS, reason, reason_len) ||
         !convnd_schedule_reads_ok(s, p, params, reason, reason_len))
         return 0;
-    return s->supports(params, config, reason, reason_len);
+    /* after the schedule's own verdict, so that an excluded configuration that would not run p
+     * anyway says why it would not */
+    if (!s->supports(params, config, reason, reason_len)) return 0;
+    return !convnd_errata_excludes(s, config, p, reason, reason_len);
 }

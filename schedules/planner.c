@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "errata.h"
 #include "error.h"
 #include "arch.h"
 #include "planner.h"
@@ -109,6 +110,9 @@ convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *p
                             const convnd_tune_buffers *tune, convnd_choice *out,
                             convnd_choice_source *source) {
     convnd_count_plan();
+    /* the errata in effect now (a malformed file fails the plan, naming its line) */
+    const convnd_status errata = convnd_errata_refresh();
+    if (errata != CONVND_OK) return errata;
     convnd_choice_source ignored;
     if (!source) source = &ignored;
     const char *forced = convnd_forced_spec(opts);

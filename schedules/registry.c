@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "errata.h"
 #include "error.h"
 #include "problem_internal.h"
 #include "refuse.h"
@@ -191,7 +192,7 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
         convnd_params_from_sizes(p, &sizes, &params) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     int32_t i, c;
-    if (convnd_parse_spec(schedule, &i, &c) != CONVND_OK) {
+    if (convnd_errata_refresh() != CONVND_OK || convnd_parse_spec(schedule, &i, &c) != CONVND_OK) {
         convnd_refuse(reason, reason_len, "%s", convnd_last_error());
         convnd_clear_error();
         return 0;

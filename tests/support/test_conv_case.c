@@ -274,6 +274,23 @@ static int64_t gaps_changed(const test_conv_case *c, int64_t *first) {
     return changed;
 }
 
+double test_case_worst(const test_conv_case *c, const void *other) {
+    const test_tolerance tol = test_tolerance_for(&c->p);
+    double worst = 0.0;
+    for (int64_t i = 0; i < c->yd.numel; ++i) {
+        const int64_t off = element_offset(&c->yd, i);
+        const double y = convnd_ref_load(c->p.dtype, c->hy, off);
+        const double want = other ? convnd_ref_load(c->p.dtype, other, off) : c->ref[off];
+        const double bound = (other ? 2.0 : 1.0) * test_tolerance_bound(&tol, c->ref[off], c->mag[off]);
+        if ((!c->z_in_place && test_is_poison(c->p.dtype, c->hy, off)) || !isfinite(y) ||
+            !isfinite(want))
+            return INFINITY;
+        const double r = bound > 0 ? fabs(y - want) / bound : (y == want ? 0.0 : INFINITY);
+        if (r > worst) worst = r;
+    }
+    return worst;
+}
+
 int test_case_check(const test_conv_case *c, char *msg, size_t msg_len) {
     const test_tolerance tol = test_tolerance_for(&c->p);
     int64_t bad = 0, unwritten = 0, first = -1, first_off = 0;

@@ -57,6 +57,12 @@ convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const
  * element and how many are bad. */
 int test_case_check(const test_conv_case *c, char *msg, size_t msg_len);
 
+/* The largest |y - ref| / tolerance over y's elements (<= 1: within tolerance), y being the last
+ * run's result; with other (a host copy of another run's y, y_span elements) the largest
+ * |y - other| / (the sum of both tolerances, 2x the bound). INFINITY when an element is
+ * unwritten or not finite. */
+double test_case_worst(const test_conv_case *c, const void *other);
+
 /* The poison pattern's bits for dtype dt (a NaN), and a buffer of n such elements. */
 uint32_t test_poison_bits(convnd_dtype dt);
 void test_poison_fill(convnd_dtype dt, void *host, int64_t n);

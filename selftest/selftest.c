@@ -1,0 +1,427 @@
+/* convnd-selftest's engine (selftest.h). */
+#define _POSIX_C_SOURCE 200809L /* setenv, clock_gettime */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "selftest.h"
+#include "test_feature_table.h"
+#include "test_orders.h"
+#include "test_problem_text.h"
+#include "test_tolerance.h"
+#include "convnd_ref.h"
+#include "test_wgrad_case.h"
+
+/* Beside the feature table (forward and transposed rows): weight gradients (dense, strided,
+ * grouped, depthwise, each dtype and layout) and views (SPEC §11), which the table has none of. */
+static const char *const extra_rows[] = {
+    "wg 2d N=2 Ci=8 Co=16 I=6,6 K=3 P0=1 P1=1",
+    "wg 2d N=2 Ci=8 Co=16 I=6,6 K=3 P0=1 P1=1 x=cl w=cl y=cl",
+    "wg 2d N=2 Ci=16 Co=16 I=6,5 K=3 S=2 P0=1 P1=0 f16 x=cl w=cl y=cl",
+    "wg 2d N=2 Ci=16 Co=8 I=5,6 K=3 P0=1 P1=1 bf16 x=cl w=cl y=cl",
+    "wg 2d N=2 Ci=8 Co=8 I=5,6 K=3 P0=1 P1=1 f16",
+    "wg 2d N=2 Ci=8 Co=8 I=5,6 K=3 P0=1 P1=1 bf16",
+    "wg 2d N=2 Ci=8 Co=8 I=6 K=3 P0=1 P1=1 tf32 x=cl w=cl y=cl",
+    "wg 3d N=1 Ci=8 Co=8 I=3,4,4 K=3 P0=2,1,1 P1=0,1,1 f16 x=cl w=cl y=cl",
+    "wg 1d N=2 Ci=8 Co=8 g=8 I=60 K=4 P0=3 P1=0",
+    "wg 1d N=2 Ci=16 Co=16 g=16 I=60 K=4 P0=3 P1=0 f16 x=cl w=cl y=cl",
+    "wg 1d N=2 Ci=16 Co=16 g=16 I=60 K=4 P0=3 P1=0 bf16 x=cl w=cl y=cl",
+    "wg 2d N=2 Ci=3 Co=4 I=5,6 K=3 P0=1 P1=1 xs=210,30,6,1 ys=187,45,9,1",
+    "fwd 2d N=2 Ci=3 Co=4 I=5,6 K=3 P0=1 P1=1 xs=210,30,6,1 ys=187,45,9,1",
+    "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 f16 x=cl w=cl xs=1152,1,192,32",
+    "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 bf16 x=cl w=cl xs=1152,1,192,32",
+    "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 x=cl w=cl xs=1152,1,192,32",
+};
+enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0] };
+
+static int32_t row_count(void) {
+    return (int32_t)test_feature_table_count + EXTRA_ROWS;
+}
+
+static const char *row_text(int32_t r, int *z_in_place, const char **id) {
+    if (r < (int32_t)test_feature_table_count) {
+        *z_in_place = test_feature_table[r].z_in_place;
+        *id = test_feature_table[r].id;
+        return test_feature_table[r].problem;
+    }
+    *z_in_place = 0;
+    *id = NULL;
+    return extra_rows[r - (int32_t)test_feature_table_count];
+}
+
+static const char *dtype_class(const convnd_problem *p) {
+    return p->dtype == CONVND_F16                  ? "f16"
+           : p->dtype == CONVND_BF16               ? "bf16"
+           : p->math == CONVND_MATH_ALLOW_TF32 ? "tf32"
+                                                   : "f32";
+}
+
+static const char *layout_name(convnd_layout l) {
+    return l == CONVND_CHANNELS_LAST ? "channels-last" : "channels-first";
+}
+
+static const char *mode_name(convnd_mode m) {
+    return m == CONVND_WGRAD ? "wgrad" : m == CONVND_TRANSPOSED ? "transposed" : "forward";
+}
+
+static int has_views(const convnd_problem *p) {
+    return p->x_view.custom || p->y_view.custom || p->z_view.custom;
+}
+
+/* The class a case stands for: mode, dtype, x's layout, views. */
+static int class_of(const convnd_problem *p) {
+    const int dt = p->dtype == CONVND_F16    ? 2
+                   : p->dtype == CONVND_BF16 ? 3
+                   : p->math == CONVND_MATH_ALLOW_TF32 ? 1
+                                                       : 0;
+    return (((int)p->mode * 4 + dt) * 2 + (p->x_layout == CONVND_CHANNELS_LAST)) * 2 +
+           has_views(p);
+}
+enum { CLASSES = 3 * 4 * 2 * 2 };
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int listed(const char *only, const char *schedule, const char *spec) {
+    if (!only) return 1;
+    const char *at = only;
+    while (*at) {
+        const size_t len = strcspn(at, ",");
+        if ((strlen(schedule) == len && !strncmp(at, schedule, len)) ||
+            (strlen(spec) == len && !strncmp(at, spec, len)))
+            return 1;
+        at += len;
+        if (*at == ',') ++at;
+    }
+    return 0;
+}
+
+typedef struct case_result {
+    int passed;
+    double worst_ref, worst_direct; /* max error / tolerance against each (-1: not compared) */
+    char why[512];
+} case_result;
+
+static convnd_status run_conv(const selftest_options *o, test_conv_case *c, const char *spec) {
+    return o->run ? o->run(o->run_ctx, c, spec) : test_case_run(c, spec);
+}
+
+/* A forward or transposed case: the direct schedule's result first (the same-device peer), then
+ * spec in each thread order the device has (the emulated device: forward and reverse, copies
+ * landing early, where a race between barriers shows), each against the CPU reference and
+ * against direct's. */
+static void conv_case(const selftest_options *o, const convnd_problem *p, int z_in_place,
+                      const char *spec, case_result *r) {
+    test_conv_case c;
+    char err[256];
+    r->worst_ref = r->worst_direct = -1;
+    if (!test_case_init(&c, p, z_in_place, o->seed, err, sizeof err)) {
+        snprintf(r->why, sizeof r->why, "setting up the case: %s", err);
+        test_case_free(&c);
+        return;
+    }
+    void *direct = NULL;
+    const size_t ybytes = c.esize * (size_t)(c.y_span > 0 ? c.y_span : 1);
+    if (strncmp(spec, "direct:", 7)) {
+        convnd_status st = test_case_run(&c, "direct");
+        if (st != CONVND_OK) {
+            snprintf(r->why, sizeof r->why, "the direct schedule failed: %s", convnd_last_error());
+            test_case_free(&c);
+            return;
+        }
+        direct = malloc(ybytes);
+        if (direct) memcpy(direct, c.hy, ybytes);
+    }
+    r->passed = 1;
+    r->worst_ref = r->worst_direct = 0;
+    const int emulated = convnd_active_device() != CONVND_DEVICE_GPU;
+    if (emulated) convnd_emu_set_copies(CONVND_EMU_COPIES_EARLY, 0);
+    for (int order = 0; order < test_order_count() && r->passed; ++order) {
+        test_order_apply(order);
+        const convnd_status st = run_conv(o, &c, spec);
+        if (st != CONVND_OK) {
+            snprintf(r->why, sizeof r->why, "%s (order %s): %s", convnd_status_string(st),
+                     test_order_name(order), convnd_last_error());
+            r->passed = 0;
+            break;
+        }
+        const double wr = test_case_worst(&c, NULL);
+        const double wd = direct ? test_case_worst(&c, direct) : 0.0;
+        if (wr > r->worst_ref) r->worst_ref = wr;
+        if (wd > r->worst_direct) r->worst_direct = wd;
+        if (!(wr <= 1.0)) {
+            char msg[384];
+            test_case_check(&c, msg, sizeof msg);
+            snprintf(r->why, sizeof r->why, "against the CPU reference (order %s): %s",
+                     test_order_name(order), msg);
+            r->passed = 0;
+        } else if (!(wd <= 1.0)) {
+            snprintf(r->why, sizeof r->why,
+                     "against the direct schedule (order %s): %.3g x the sum of tolerances",
+                     test_order_name(order), wd);
+            r->passed = 0;
+        }
+    }
+    test_order_apply(0);
+    if (emulated) convnd_emu_set_copies(CONVND_EMU_COPIES_LATE, 0);
+    free(direct);
+    if (!direct) r->worst_direct = -1;
+    test_case_free(&c);
+}
+
+/* A weight-gradient case: wgrad_direct's dw is the same-device peer; spec runs twice in each
+ * thread order, every run correct and all bit-identical (test_wgrad_bit_identical). */
+static void wgrad_case(const selftest_options *o, const convnd_problem *p, const char *spec,
+                       case_result *r) {
+    test_wgrad_case c;
+    char err[256];
+    r->worst_ref = r->worst_direct = -1;
+    if (!test_wgrad_init(&c, p, 0, o->seed, err, sizeof err)) {
+        snprintf(r->why, sizeof r->why, "setting up the case: %s", err);
+        test_wgrad_free(&c);
+        return;
+    }
+    const size_t bytes = c.esize * (size_t)(c.dwd.numel > 0 ? c.dwd.numel : 1);
+    void *direct = NULL;
+    if (strncmp(spec, "wgrad_direct:", 13)) {
+        if (test_wgrad_run(&c, "wgrad_direct") != CONVND_OK) {
+            snprintf(r->why, sizeof r->why, "wgrad_direct failed: %s", convnd_last_error());
+            test_wgrad_free(&c);
+            return;
+        }
+        direct = malloc(bytes);
+        if (direct) memcpy(direct, c.hdw, bytes);
+    }
+    char msg[384] = "";
+    r->passed = test_wgrad_bit_identical(&c, spec, NULL, msg, sizeof msg);
+    r->worst_ref = test_wgrad_worst(&c);
+    if (!r->passed) snprintf(r->why, sizeof r->why, "%s", msg);
+    if (direct) {
+        /* the last run's dw against wgrad_direct's: |a - b| <= the sum of both tolerances */
+        const test_tolerance tol = test_tolerance_for(&c.p);
+        double worst = 0.0;
+        for (int64_t i = 0; i < c.dwd.numel; ++i) {
+            const double a = convnd_ref_load(c.p.dtype, c.hdw, i);
+            const double b = convnd_ref_load(c.p.dtype, direct, i);
+            const double bound = 2.0 * test_tolerance_bound(&tol, c.ref[i], c.mag[i]);
+            const double q = !isfinite(a) || !isfinite(b) ? INFINITY
+                             : bound > 0                  ? fabs(a - b) / bound
+                             : a == b                     ? 0.0
+                                                          : INFINITY;
+            if (q > worst) worst = q;
+        }
+        r->worst_direct = worst;
+        if (r->passed && !(worst <= 1.0)) {
+            snprintf(r->why, sizeof r->why, "against wgrad_direct: %.3g x the sum of tolerances",
+                     worst);
+            r->passed = 0;
+        }
+    }
+    free(direct);
+    test_wgrad_free(&c);
+}
+
+/* ---- the errata file ------------------------------------------------------------------------ */
+
+static void make_parent_dirs(const char *path) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *s = dir + 1; *s; ++s) {
+        if (*s != '/') continue;
+        *s = '\0';
+        mkdir(dir, 0755); /* an existing folder is fine; a failure shows when the file is opened */
+        *s = '/';
+    }
+}
+
+/* 1 when the file already holds a line starting with `entry` (a failure found before). */
+static int already_listed(const char *path, const char *entry) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[2048];
+    int found = 0;
+    const size_t n = strlen(entry);
+    while (!found && fgets(line, sizeof line, f)) found = !strncmp(line, entry, n);
+    fclose(f);
+    return found;
+}
+
+static convnd_status append_erratum(const char *path, const char *spec, const convnd_problem *p,
+                                    const char *row, const case_result *r, int *written) {
+    char key[512], entry[768], date[32];
+    convnd_status st = convnd_errata_device_key(key, sizeof key);
+    if (st != CONVND_OK) return st;
+    snprintf(entry, sizeof entry, "exclude %s dtype=%s layout=%s mode=%s %s", spec, dtype_class(p),
+             layout_name(p->x_layout), mode_name(p->mode), key);
+    *written = 0;
+    if (already_listed(path, entry)) return CONVND_OK;
+    make_parent_dirs(path);
+    struct stat sb;
+    const int is_new = stat(path, &sb) != 0 || sb.st_size == 0;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "convnd-selftest: the errata file %s cannot be written", path);
+    const time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d", &tm);
+    if (is_new)
+        fprintf(f, "# convnd errata: configurations the planner never routes to on a device.\n"
+                   "# Written by convnd-selftest; edit by hand as docs/errata.md says.\n");
+    char why[sizeof r->why];
+    snprintf(why, sizeof why, "%s", r->why);
+    for (char *s = why; *s; ++s)
+        if (*s == '\n' || *s == '\r') *s = ' ';
+    fprintf(f, "%s  # convnd-selftest %s: %s: %s\n", entry, date, row, why);
+    *written = fclose(f) == 0;
+    return *written ? CONVND_OK
+                    : convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                                   "convnd-selftest: writing the errata file %s failed", path);
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+static void print_row(FILE *out, const char *spec, const convnd_problem *p, const char *row,
+                      const case_result *r, double ms) {
+    char ref[16], direct[16];
+    snprintf(ref, sizeof ref, r->worst_ref < 0 ? "-" : "%.3f", r->worst_ref);
+    snprintf(direct, sizeof direct, r->worst_direct < 0 ? "-" : "%.3f", r->worst_direct);
+    fprintf(out, "%-30s %-4s %-14s %-10s %-5s %-30s %-4s %9s %9s %9.1f%s%s\n", spec, dtype_class(p),
+            layout_name(p->x_layout), mode_name(p->mode), has_views(p) ? "view" : "-", row,
+            r->passed ? "pass" : "FAIL", ref, direct, ms, r->passed ? "" : "  ", r->why);
+}
+
+convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) {
+    selftest_options o = *opts;
+    FILE *out = o.out ? o.out : stdout;
+    memset(sum, 0, sizeof *sum);
+    const double start = now_seconds();
+    char errata[1024] = "";
+    if (!o.no_errata) {
+        if (o.errata)
+            snprintf(errata, sizeof errata, "%s", o.errata);
+        else if (convnd_errata_path(errata, sizeof errata) != CONVND_OK)
+            return CONVND_ERR_INVALID_ARGUMENT;
+    }
+    /* every configuration is tried, the ones the errata exclude too */
+    const char *was = getenv("CONVND_ERRATA");
+    char saved[1024] = "";
+    if (was) snprintf(saved, sizeof saved, "%s", was);
+    setenv("CONVND_ERRATA", "off", 1);
+
+    if (o.only) { /* every name in the list must exist */
+        const char *at = o.only;
+        while (*at) {
+            const size_t len = strcspn(at, ",");
+            char name[128];
+            snprintf(name, sizeof name, "%.*s", (int)len, at);
+            int32_t found = 0;
+            for (int32_t i = 0; i < convnd_schedule_count() && !found; ++i) {
+                char spec[160];
+                found = !strcmp(name, convnd_schedule_name(i));
+                for (int32_t k = 0; k < convnd_schedule_config_count(i) && !found; ++k) {
+                    snprintf(spec, sizeof spec, "%s:%s", convnd_schedule_name(i),
+                             convnd_schedule_config_name(i, k));
+                    found = !strcmp(name, spec);
+                }
+            }
+            if (!found) {
+                if (was) setenv("CONVND_ERRATA", saved, 1); else unsetenv("CONVND_ERRATA");
+                return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                                    "--only: no schedule or schedule:config named '%s' "
+                                    "(convnd-bench --list lists them)",
+                                    name);
+            }
+            at += len;
+            if (*at == ',') ++at;
+        }
+    }
+
+    fprintf(out, "convnd-selftest on %s (%s), level %s\n", convnd_device_name(),
+            convnd_active_device() == CONVND_DEVICE_GPU ? "GPU" : "emulated device",
+            o.level == SELFTEST_QUICK ? "quick" : o.level == SELFTEST_FULL ? "full" : "default");
+    fprintf(out, "%-30s %-4s %-14s %-10s %-5s %-30s %-4s %9s %9s %9s\n", "config", "dtype",
+            "layout", "mode", "view", "case", "result", "err/tol", "vs direct", "ms");
+    int32_t total = 0;
+    for (int32_t i = 0; i < convnd_schedule_count(); ++i) total += convnd_schedule_config_count(i);
+    int32_t done = 0;
+    convnd_status st = CONVND_OK;
+    for (int32_t i = 0; i < convnd_schedule_count() && st == CONVND_OK; ++i) {
+        const char *name = convnd_schedule_name(i);
+        for (int32_t k = 0; k < convnd_schedule_config_count(i) && st == CONVND_OK; ++k) {
+            char spec[160];
+            snprintf(spec, sizeof spec, "%s:%s", name, convnd_schedule_config_name(i, k));
+            ++done;
+            if (!listed(o.only, name, spec)) continue;
+            if (o.progress) {
+                fprintf(o.progress, "\rconvnd-selftest: [%d/%d] %-34s %d failed so far", (int)done,
+                        (int)total, spec, (int)sum->failed);
+                fflush(o.progress);
+            }
+            int seen[CLASSES] = {0}, cases = 0;
+            for (int32_t r = 0; r < row_count(); ++r) {
+                int z_in_place;
+                const char *id;
+                const char *text = row_text(r, &z_in_place, &id);
+                convnd_problem p;
+                char err[256], why[512];
+                if (!test_problem_parse(text, &p, err, sizeof err)) continue;
+                if (!convnd_schedule_supports(spec, &p, why, sizeof why)) continue;
+                const int cls = class_of(&p);
+                if (o.level == SELFTEST_QUICK && cases > 0) break;
+                if (o.level == SELFTEST_DEFAULT && seen[cls]) continue;
+                seen[cls] = 1;
+                ++cases;
+                case_result res;
+                memset(&res, 0, sizeof res);
+                const double t0 = now_seconds();
+                if (p.mode == CONVND_WGRAD)
+                    wgrad_case(&o, &p, spec, &res);
+                else
+                    conv_case(&o, &p, z_in_place, spec, &res);
+                const double ms = 1e3 * (now_seconds() - t0);
+                char row[64];
+                snprintf(row, sizeof row, "%s", id ? id : "");
+                if (!id) snprintf(row, sizeof row, "extra_%d", (int)(r - (int32_t)test_feature_table_count));
+                if (o.progress) fprintf(o.progress, "\r%*s\r", 90, "");
+                print_row(out, spec, &p, row, &res, ms);
+                fflush(out);
+                ++sum->cases;
+                if (res.passed) {
+                    ++sum->passed;
+                    continue;
+                }
+                ++sum->failed;
+                if (!errata[0]) continue;
+                int written = 0;
+                st = append_erratum(errata, spec, &p, row, &res, &written);
+                if (written) {
+                    ++sum->errata_lines;
+                    snprintf(sum->errata, sizeof sum->errata, "%s", errata);
+                }
+            }
+            if (cases) ++sum->configs;
+        }
+    }
+    if (o.progress) fprintf(o.progress, "\r%*s\r", 90, "");
+    if (was)
+        setenv("CONVND_ERRATA", saved, 1);
+    else
+        unsetenv("CONVND_ERRATA");
+    sum->seconds = now_seconds() - start;
+    fprintf(out,
+            "convnd-selftest: %d configurations, %d cases: %d passed, %d failed (%.1f s)", 
+            (int)sum->configs, (int)sum->cases, (int)sum->passed, (int)sum->failed, sum->seconds);
+    if (sum->errata_lines)
+        fprintf(out, "; %d line(s) appended to the errata %s: the planner no longer routes there",
+                (int)sum->errata_lines, sum->errata);
+    fprintf(out, "\n");
+    return st;
+}
