@@ -15,8 +15,19 @@
 #include "convnd_ref.h"
 #include "test_wgrad_case.h"
 
-/* Beside the feature table (forward and transposed rows): weight gradients (dense, strided,
- * grouped, depthwise, each dtype and layout) and views (SPEC §11), which the table has none of. */
+/* First, problems deep enough in the reduction that every pipelined GEMM refills its stages
+ * many times (32 channels x 9 taps: 9 k-tiles of 32, 36 of 8), where a stage or barrier bug
+ * shows; they stand for their class when the level takes one case per class. Then the
+ * forced-schedule suite's feature table (forward and transposed, every SPEC feature), then
+ * weight gradients (dense, strided, depthwise; each dtype and layout) and views (SPEC §11). */
+static const char *const lead_rows[] = {
+    "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 x=cl w=cl",
+    "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 f16 x=cl w=cl",
+    "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 bf16 x=cl w=cl",
+    "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 tf32 x=cl w=cl",
+    "fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1",
+    "tr 2d N=1 Ci=32 Co=32 I=5,5 K=3 S=2 P0=1 P1=0 f16 x=cl w=cl",
+};
 static const char *const extra_rows[] = {
     "wg 2d N=2 Ci=8 Co=16 I=6,6 K=3 P0=1 P1=1",
     "wg 2d N=2 Ci=8 Co=16 I=6,6 K=3 P0=1 P1=1 x=cl w=cl y=cl",
@@ -35,21 +46,32 @@ static const char *const extra_rows[] = {
     "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 bf16 x=cl w=cl xs=1152,1,192,32",
     "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 x=cl w=cl xs=1152,1,192,32",
 };
-enum { EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0] };
+enum {
+    LEAD_ROWS = sizeof lead_rows / sizeof lead_rows[0],
+    EXTRA_ROWS = sizeof extra_rows / sizeof extra_rows[0]
+};
 
 static int32_t row_count(void) {
-    return (int32_t)test_feature_table_count + EXTRA_ROWS;
+    return LEAD_ROWS + (int32_t)test_feature_table_count + EXTRA_ROWS;
 }
 
-static const char *row_text(int32_t r, int *z_in_place, const char **id) {
+/* Row r's problem text, whether z is y, and its name (the feature table's id, else deep_N or
+ * extra_N). */
+static const char *row_text(int32_t r, int *z_in_place, char *name, size_t name_len) {
+    *z_in_place = 0;
+    if (r < LEAD_ROWS) {
+        snprintf(name, name_len, "deep_%d", (int)r);
+        return lead_rows[r];
+    }
+    r -= LEAD_ROWS;
     if (r < (int32_t)test_feature_table_count) {
         *z_in_place = test_feature_table[r].z_in_place;
-        *id = test_feature_table[r].id;
+        snprintf(name, name_len, "%s", test_feature_table[r].id);
         return test_feature_table[r].problem;
     }
-    *z_in_place = 0;
-    *id = NULL;
-    return extra_rows[r - (int32_t)test_feature_table_count];
+    r -= (int32_t)test_feature_table_count;
+    snprintf(name, name_len, "extra_%d", (int)r);
+    return extra_rows[r];
 }
 
 static const char *dtype_class(const convnd_problem *p) {
@@ -368,8 +390,8 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
             int seen[CLASSES] = {0}, cases = 0;
             for (int32_t r = 0; r < row_count(); ++r) {
                 int z_in_place;
-                const char *id;
-                const char *text = row_text(r, &z_in_place, &id);
+                char row[64];
+                const char *text = row_text(r, &z_in_place, row, sizeof row);
                 convnd_problem p;
                 char err[256], why[512];
                 if (!test_problem_parse(text, &p, err, sizeof err)) continue;
@@ -387,9 +409,6 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
                 else
                     conv_case(&o, &p, z_in_place, spec, &res);
                 const double ms = 1e3 * (now_seconds() - t0);
-                char row[64];
-                snprintf(row, sizeof row, "%s", id ? id : "");
-                if (!id) snprintf(row, sizeof row, "extra_%d", (int)(r - (int32_t)test_feature_table_count));
                 if (o.progress) fprintf(o.progress, "\r%*s\r", 90, "");
                 print_row(out, spec, &p, row, &res, ms);
                 fflush(out);
