@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One command for a lent GPU (an H200): build for sm_90 with CUDA on, run the whole test suite on
+# One command for a lent GPU (an H200): build for sm_90 with CUDA on, run convnd-selftest first
+# (which configurations are right on this device: selftest.log, errata.txt), the whole test suite on
 # the GPU and the emulator's primitive tests there (convnd_gpu_conformance), compute-sanitizer
 # (memcheck and racecheck) on a representative subset, the benchmark on the suite; table, CSV,
 # JSON, Markdown, plot and logs go to the output folder; a short summary comes last. Sized to
@@ -22,8 +23,9 @@
 # Criterion's headers and libraries, for a machine without them), BUDGET_S (default 540 s; each
 # step also has its own cap, and the sanitizer leaves BENCH_RESERVE_S = 130 s to the benchmark).
 #
-# Only 8 files come back from a lent machine's $OUT: build.log, tests.log, sanitizer.log,
-# bench.txt (the table), results.csv, results.json, results.md (for bench/RESULTS.md), plot.png.
+# What comes back from a lent machine's $OUT: build.log, selftest.log and errata.txt (the self-test,
+# run first), tests.log, sanitizer.log, bench.txt (the table), results.csv, results.json,
+# results.md (for bench/RESULTS.md), plot.png.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -128,13 +130,31 @@ note "build: $built_by, rc=$build_rc in $(($(elapsed) - t0)) s; sm_90 ELF images
         "$(grep -o 'cuDNN peer\|cuDNN not found' "$out/build.log" | head -1))")"
 if [ "$build_rc" -ne 0 ]; then tail -30 "$out/build.log"; fi
 
+# ---- 1b. the self-test first: which configurations are right on this device ------------------
+# convnd-selftest (docs/errata.md) runs every schedule:config on small cases against the CPU
+# reference and the direct schedule, before anything is timed; what fails goes to errata.txt
+# (returned with the rest), which the benchmark's planner then obeys. The test suite below runs
+# with the errata off: it tries every configuration, the failing ones too.
+selftest="$build/selftest/convnd-selftest"
+selftest_line="not run (no $selftest)"
+if [ -x "$selftest" ]; then
+  t0=$(elapsed)
+  rm -f "$out/errata.txt"
+  LD_LIBRARY_PATH="${test_libs:+$test_libs:}${LD_LIBRARY_PATH:-}" \
+    bounded 75 "$selftest" --quiet --seed 1 --errata "$out/errata.txt" >"$out/selftest.log" 2>&1
+  rc=$?
+  selftest_line="rc=$rc in $(($(elapsed) - t0)) s: $(grep -a '^convnd-selftest: [0-9]' "$out/selftest.log" | tail -1)"
+  [ -s "$out/errata.txt" ] && export CONVND_ERRATA="$out/errata.txt"
+fi
+note "selftest: $selftest_line"
+
 # ---- 2. the whole test suite on the device --------------------------------------------------
 tests_line="not run"
 if [ -x "$build/tests/convnd_tests" ]; then
   filter=${TEST_FILTER:-}
   [ -z "$filter" ] && [ "$device" != gpu ] && filter='bench_*/*'
   t0=$(elapsed)
-  LD_LIBRARY_PATH="${test_libs:+$test_libs:}${LD_LIBRARY_PATH:-}" \
+  CONVND_ERRATA=off LD_LIBRARY_PATH="${test_libs:+$test_libs:}${LD_LIBRARY_PATH:-}" \
     bounded $((100 + more)) "$build/tests/convnd_tests" --jobs "$jobs" ${filter:+--filter "$filter"} \
     >"$out/tests.log" 2>&1
   rc=$?

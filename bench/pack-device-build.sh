@@ -31,11 +31,12 @@ start=$SECONDS
 cmake -S . -B "$build" -DCONVND_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCONVND_WERROR=ON \
   "-DCMAKE_CUDA_ARCHITECTURES=90-real" "-DCMAKE_CUDA_FLAGS=--compress-mode=size" \
   -DCONVND_TESTS_DATA_DIR=tests -DCONVND_BENCH_DATA_DIR=bench >/dev/null
-cmake --build "$build" -j"$jobs" --target convnd_tests convnd-bench convnd_gpu_conformance convnd_shared
+cmake --build "$build" -j"$jobs" --target convnd_tests convnd-bench convnd-selftest convnd_gpu_conformance convnd_shared
 echo "pack-device-build: built in $((SECONDS - start)) s"
 
 # What the binaries need at run time that a stock CUDA 13 machine does not have.
-binaries=(tests/convnd_tests tests/convnd_gpu_conformance bench/convnd-bench libconvnd.so.0)
+binaries=(tests/convnd_tests tests/convnd_gpu_conformance bench/convnd-bench selftest/convnd-selftest
+  libconvnd.so.0)
 stock='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libcudart|libcublas|libcublasLt|libcudnn)\.so'
 rm -rf "$pack"
 mkdir -p "$pack/stage/lib"

@@ -67,8 +67,8 @@ def built_library_dir():
         f"CUDA architectures {archs} (the README says how long each takes), {jobs} jobs")
     start = time.monotonic()
     subprocess.check_call(configure, stdout=sys.stderr)
-    subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared", "-j", jobs],
-                          stdout=sys.stderr)
+    subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared",
+                           "convnd-selftest", "-j", jobs], stdout=sys.stderr)
     say(f"libconvnd.so built in {time.monotonic() - start:.0f} s")
     return build
 
@@ -78,8 +78,14 @@ def say(line):
 
 
 def ship_library():
-    """Copies libconvnd.so.<major> (the name the extension records) into the package."""
+    """Copies libconvnd.so.<major> (the name the extension records) and convnd-selftest (run by
+    `python -m convnd.selftest`; it finds the library beside itself) into the package."""
     libdir = built_library_dir()
+    selftest = os.path.join(libdir, "selftest", "convnd-selftest")
+    if not os.path.isfile(selftest):
+        raise RuntimeError(f"no {selftest} in {libdir}: build the convnd-selftest target")
+    shutil.copyfile(selftest, os.path.join(PKG, "convnd-selftest"))
+    os.chmod(os.path.join(PKG, "convnd-selftest"), 0o755)
     found = sorted(glob.glob(os.path.join(libdir, "libconvnd.so.*")) +
                    glob.glob(os.path.join(libdir, "lib*", "libconvnd.so.*")), key=len)
     if not found:
@@ -105,7 +111,7 @@ setup(
     description="convnd convolution kernels as PyTorch operators (torch.ops.convnd)",
     packages=["convnd"],
     install_requires=[torch_requirement()],
-    package_data={"convnd": [soname]},
+    package_data={"convnd": [soname, "convnd-selftest"]},
     ext_modules=[
         CppExtension(
             "convnd._C",

@@ -29,6 +29,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVND_SANITIZE=ON -D
 cmake --build "$build" --target convnd_tests -j"$jobs"
 
 export CONVND_DEVICE=emulated
+export CONVND_ERRATA=${CONVND_ERRATA:-off} # every configuration is tried (docs/errata.md)
 unset CONVND_SCHEDULE CONVND_FORCE_INDEX64
 # One thread order (forward) instead of the plain suite's two: what this run adds is the
 # sanitizers' view of every access, which does not depend on the order the emulated threads run
