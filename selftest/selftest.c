@@ -11,6 +11,7 @@
 #include "test_feature_table.h"
 #include "test_orders.h"
 #include "test_problem_text.h"
+#include "test_random.h"
 #include "test_tolerance.h"
 #include "convnd_ref.h"
 #include "test_wgrad_case.h"
@@ -45,6 +46,13 @@ static const char *const extra_rows[] = {
     "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 f16 x=cl w=cl xs=1152,1,192,32",
     "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 bf16 x=cl w=cl xs=1152,1,192,32",
     "fwd 2d N=2 Ci=16 Co=16 I=6,6 K=3 P0=1 P1=1 x=cl w=cl xs=1152,1,192,32",
+    /* a prefix input and a state output (SPEC §12): causal caches (tests/test_io_axis.c's) */
+    "fwd 3d N=1 Ci=16 Co=24 I=3,4,5 K=3 P0=0,1,1 P1=0,1,1 f16 x=cl w=cl bias axis=0 pre=2 st=2",
+    "fwd 1d N=2 Ci=16 Co=8 I=6 K=3 D=2 P0=-1 P1=2 bf16 x=cl w=cl axis=0 pre=4 st=2",
+    "fwd 2d N=2 Ci=8 Co=12 I=5,6 K=3 S=2,1 P0=0,1 P1=0,1 tf32 x=cl w=cl axis=0 pre=3 st=4",
+    "fwd 2d N=2 Ci=8 Co=8 I=4,5 K=3 D=1,2 P0=1,0 x=cl w=cl bias act=relu axis=1 pre=3 st=7",
+    "fwd 1d N=2 Ci=4 Co=4 g=4 I=7 K=4 P0=0 bias act=silu axis=0 pre=3 st=3",
+    "fwd 3d N=1 Ci=3 Co=4 I=3,4,5 K=3 P0=0,1,1 P1=0,1,1 bias axis=0 pre=2 st=2",
 };
 enum {
     LEAD_ROWS = sizeof lead_rows / sizeof lead_rows[0],
@@ -93,16 +101,21 @@ static int has_views(const convnd_problem *p) {
     return p->x_view.custom || p->y_view.custom || p->z_view.custom;
 }
 
+static int has_io(const convnd_problem *p) {
+    return p->prefix_size > 0 || p->suffix_size > 0 || p->state_size > 0;
+}
+
 /* The class a case stands for: mode, dtype, x's layout, views. */
 static int class_of(const convnd_problem *p) {
     const int dt = p->dtype == CONVND_F16    ? 2
                    : p->dtype == CONVND_BF16 ? 3
                    : p->math == CONVND_MATH_ALLOW_TF32 ? 1
                                                        : 0;
-    return (((int)p->mode * 4 + dt) * 2 + (p->x_layout == CONVND_CHANNELS_LAST)) * 2 +
-           has_views(p);
+    return ((((int)p->mode * 4 + dt) * 2 + (p->x_layout == CONVND_CHANNELS_LAST)) * 2 +
+            has_views(p)) * 2 +
+           has_io(p);
 }
-enum { CLASSES = 3 * 4 * 2 * 2 };
+enum { CLASSES = 3 * 4 * 2 * 2 * 2 };
 
 static double now_seconds(void) {
     struct timespec t;
@@ -195,6 +208,121 @@ static void conv_case(const selftest_options *o, const convnd_problem *p, int z_
     free(direct);
     if (!direct) r->worst_direct = -1;
     test_case_free(&c);
+}
+
+/* A prefix/state case (SPEC §12): the conv over the explicit X = cat(prefix, x) is the case's
+ * problem, whose reference the CPU computes; p runs with the prefix and the state as their own
+ * buffers, first on direct, then on spec in each thread order. y as conv_case's, and the state
+ * bit for bit against X's last positions. */
+static void io_case(const selftest_options *o, const convnd_problem *p, int z_in_place,
+                    const char *spec, case_result *r) {
+    r->worst_ref = r->worst_direct = -1;
+    convnd_tensor_desc xd, pd, fd, sd;
+    if (convnd_tensor_describe(p, CONVND_X, &xd) != CONVND_OK ||
+        convnd_tensor_describe(p, CONVND_X_PREFIX, &pd) != CONVND_OK ||
+        convnd_tensor_describe(p, CONVND_X_SUFFIX, &fd) != CONVND_OK ||
+        convnd_tensor_describe(p, CONVND_STATE, &sd) != CONVND_OK) {
+        snprintf(r->why, sizeof r->why, "describing the case: %s", convnd_last_error());
+        return;
+    }
+    const size_t es = convnd_ref_dtype_size(p->dtype);
+    const int64_t x_span = xd.bytes / (int64_t)es, p_span = pd.bytes / (int64_t)es,
+                  f_span = fd.bytes / (int64_t)es, s_n = sd.numel > 0 ? sd.numel : 1;
+    test_rng rng = test_rng_seed(o->seed);
+    void *hx = malloc(es * (size_t)(x_span + 1)), *hp = malloc(es * (size_t)(p_span + 1));
+    void *hf = malloc(es * (size_t)(f_span + 1));
+    void *sref = malloc(es * (size_t)s_n), *sgot = malloc(es * (size_t)s_n);
+    void *X = NULL, *direct = NULL, *dp = NULL, *df = NULL, *dx = NULL, *ds = NULL;
+    test_conv_case c;
+    memset(&c, 0, sizeof c);
+    convnd_problem q;
+    char err[256];
+    if (!hx || !hp || !hf || !sref || !sgot) {
+        snprintf(r->why, sizeof r->why, "out of host memory");
+        goto done;
+    }
+    test_fill_random(p->dtype, hx, x_span, &rng);
+    test_fill_random(p->dtype, hp, p_span, &rng);
+    test_fill_random(p->dtype, hf, f_span, &rng);
+    if (convnd_ref_io_input(p, hp, hx, hf, &q, &X) != CONVND_OK ||
+        convnd_ref_state(p, &q, X, sref) != CONVND_OK) {
+        snprintf(r->why, sizeof r->why, "the reference: %s", convnd_last_error());
+        goto done;
+    }
+    if (!test_case_init(&c, &q, z_in_place, test_rng_next(&rng), err, sizeof err) ||
+        !test_case_set_inputs(&c, X, NULL, err, sizeof err)) {
+        snprintf(r->why, sizeof r->why, "setting up the case: %s", err);
+        goto done;
+    }
+    dp = test_device_upload(p->dtype, hp, p_span);
+    df = test_device_upload(p->dtype, hf, f_span);
+    dx = test_device_upload(p->dtype, hx, x_span);
+    ds = test_device_upload(p->dtype, NULL, s_n);
+    if (!dp || !df || !dx || !ds) {
+        snprintf(r->why, sizeof r->why, "device allocation failed");
+        goto done;
+    }
+    const size_t ybytes = c.esize * (size_t)(c.y_span > 0 ? c.y_span : 1);
+    if (strncmp(spec, "direct:", 7)) {
+        if (test_case_run_io(&c, p, "direct", p->prefix_size ? dp : NULL, dx,
+                             p->suffix_size ? df : NULL, p->state_size ? ds : NULL) != CONVND_OK) {
+            snprintf(r->why, sizeof r->why, "the direct schedule failed: %s", convnd_last_error());
+            goto done;
+        }
+        if ((direct = malloc(ybytes))) memcpy(direct, c.hy, ybytes);
+    }
+    r->passed = 1;
+    r->worst_ref = 0;
+    r->worst_direct = direct ? 0 : -1;
+    for (int order = 0; order < test_order_count() && r->passed; ++order) {
+        test_order_apply(order);
+        test_poison_fill(p->dtype, sgot, s_n);
+        convnd_status st = convnd_memcpy_h2d(ds, sgot, es * (size_t)s_n);
+        if (st == CONVND_OK)
+            st = test_case_run_io(&c, p, spec, p->prefix_size ? dp : NULL, dx,
+                                  p->suffix_size ? df : NULL, p->state_size ? ds : NULL);
+        if (st == CONVND_OK) st = convnd_memcpy_d2h(sgot, ds, es * (size_t)s_n);
+        if (st != CONVND_OK) {
+            snprintf(r->why, sizeof r->why, "%s (order %s): %s", convnd_status_string(st),
+                     test_order_name(order), convnd_last_error());
+            r->passed = 0;
+            break;
+        }
+        const double wr = test_case_worst(&c, NULL), wd = direct ? test_case_worst(&c, direct) : 0;
+        r->worst_ref = fmax(r->worst_ref, wr);
+        if (direct) r->worst_direct = fmax(r->worst_direct, wd);
+        if (!(wr <= 1.0)) {
+            char msg[384];
+            test_case_check(&c, msg, sizeof msg);
+            snprintf(r->why, sizeof r->why, "against the CPU reference (order %s): %s",
+                     test_order_name(order), msg);
+            r->passed = 0;
+        } else if (!(wd <= 1.0)) {
+            snprintf(r->why, sizeof r->why,
+                     "against the direct schedule (order %s): %.3g x the sum of tolerances",
+                     test_order_name(order), wd);
+            r->passed = 0;
+        } else if (p->state_size && memcmp(sgot, sref, es * (size_t)sd.numel)) {
+            snprintf(r->why, sizeof r->why,
+                     "the state (order %s) differs from X's last %lld positions",
+                     test_order_name(order), (long long)p->state_size);
+            r->passed = 0;
+        }
+    }
+    test_order_apply(0);
+done:
+    convnd_free(dp);
+    convnd_free(df);
+    convnd_free(dx);
+    convnd_free(ds);
+    test_case_free(&c);
+    free(X);
+    free(direct);
+    free(hx);
+    free(hp);
+    free(hf);
+    free(sref);
+    free(sgot);
 }
 
 /* A weight-gradient case: wgrad_direct's dw is the same-device peer; spec runs twice in each
@@ -316,7 +444,8 @@ static void print_row(FILE *out, const char *spec, const convnd_problem *p, cons
     snprintf(ref, sizeof ref, r->worst_ref < 0 ? "-" : "%.3f", r->worst_ref);
     snprintf(direct, sizeof direct, r->worst_direct < 0 ? "-" : "%.3f", r->worst_direct);
     fprintf(out, "%-30s %-4s %-14s %-10s %-5s %-30s %-4s %9s %9s %9.1f%s%s\n", spec, dtype_class(p),
-            layout_name(p->x_layout), mode_name(p->mode), has_views(p) ? "view" : "-", row,
+            layout_name(p->x_layout), mode_name(p->mode),
+            has_io(p) ? "state" : has_views(p) ? "view" : "-", row,
             r->passed ? "pass" : "FAIL", ref, direct, ms, r->passed ? "" : "  ", r->why);
 }
 
@@ -370,7 +499,7 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
             convnd_active_device() == CONVND_DEVICE_GPU ? "GPU" : "emulated device",
             o.level == SELFTEST_QUICK ? "quick" : o.level == SELFTEST_FULL ? "full" : "default");
     fprintf(out, "%-30s %-4s %-14s %-10s %-5s %-30s %-4s %9s %9s %9s\n", "config", "dtype",
-            "layout", "mode", "view", "case", "result", "err/tol", "vs direct", "ms");
+            "layout", "mode", "io", "case", "result", "err/tol", "vs direct", "ms");
     int32_t total = 0;
     for (int32_t i = 0; i < convnd_schedule_count(); ++i) total += convnd_schedule_config_count(i);
     int32_t done = 0;
@@ -406,6 +535,8 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
                 const double t0 = now_seconds();
                 if (p.mode == CONVND_WGRAD)
                     wgrad_case(&o, &p, spec, &res);
+                else if (has_io(&p))
+                    io_case(&o, &p, z_in_place, spec, &res);
                 else
                     conv_case(&o, &p, z_in_place, spec, &res);
                 const double ms = 1e3 * (now_seconds() - t0);
