@@ -56,15 +56,19 @@ def built_library_dir():
         return libdir if os.path.isabs(libdir) else os.path.join(REPO, libdir)
     build = os.path.join(HERE, "build", "libconvnd")
     cuda = os.environ.get("CONVND_CUDA", "AUTO")
-    archs = cuda_architectures()
     jobs = str(os.cpu_count() or 2)
     configure = ["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
-                 "-DCONVND_BUILD_TESTS=OFF", "-DCONVND_BUILD_BENCH=OFF", f"-DCONVND_CUDA={cuda}",
-                 f"-DCMAKE_CUDA_ARCHITECTURES={archs}"]
+                 "-DCONVND_BUILD_TESTS=OFF", "-DCONVND_BUILD_BENCH=OFF", f"-DCONVND_CUDA={cuda}"]
+    gpu = "the emulated device only"
+    if cuda != "OFF":
+        archs = cuda_architectures()
+        configure.append(f"-DCMAKE_CUDA_ARCHITECTURES={archs}")
+        gpu = (f"GPU kernels for CUDA architectures {archs} when nvcc is found (each one adds "
+               "minutes: the README says how many; CONVND_CUDA_ARCHS=90 builds one)")
     # pip shows a build's output only with -v: everything goes to stderr, CMake's lines included,
     # so that `pip install -v` shows what is being built and how far it has got.
-    say(f"building libconvnd.so with CMake in {build}: Release, CONVND_CUDA={cuda}, "
-        f"CUDA architectures {archs} (the README says how long each takes), {jobs} jobs")
+    say(f"building libconvnd.so with CMake in {build}: Release, CONVND_CUDA={cuda}, {gpu}, "
+        f"{jobs} jobs")
     start = time.monotonic()
     subprocess.check_call(configure, stdout=sys.stderr)
     subprocess.check_call(["cmake", "--build", build, "--target", "convnd_shared",

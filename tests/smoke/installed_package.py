@@ -14,8 +14,11 @@ pkg = os.path.dirname(os.path.realpath(convnd.__file__))
 repo = sys.argv[1] if len(sys.argv) > 1 else None
 if repo and pkg.startswith(os.path.realpath(repo) + os.sep):
     sys.exit(f"smoke: convnd was imported from the source tree ({pkg}), not the installed package")
-if not os.path.isfile(os.path.join(pkg, "libconvnd.so.0")):
-    sys.exit(f"smoke: {pkg} has no libconvnd.so.0")
+if not pkg.startswith(os.path.realpath(sys.prefix) + os.sep):
+    sys.exit(f"smoke: convnd was imported from {pkg}, not from this environment ({sys.prefix})")
+for shipped in ("libconvnd.so.0", "convnd-selftest"):
+    if not os.path.isfile(os.path.join(pkg, shipped)):
+        sys.exit(f"smoke: {pkg} has no {shipped}")
 
 torch.manual_seed(0)
 x = torch.randn(2, 3, 9, 11)
