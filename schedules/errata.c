@@ -108,8 +108,8 @@ static int bad(line_parse *lp, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(lp->error, lp->error_len, "errata %s:%d: %s (docs/errata.md)", lp->path,
-             (int)lp->line, what);
+    snprintf(lp->error, lp->error_len, "errata %s:%d: %s (docs/errata.md)", lp->path, (int)lp->line,
+             what);
     return 0;
 }
 
@@ -117,7 +117,8 @@ static int bad(line_parse *lp, const char *fmt, ...) {
  * (or at a '#', the comment, which *comment then points to). */
 static int next_token(char **at, char *tok, size_t tok_len, char **comment, line_parse *lp) {
     char *s = *at;
-    while (*s == ' ' || *s == '\t') ++s;
+    while (*s == ' ' || *s == '\t')
+        ++s;
     if (!*s || *s == '#') {
         *comment = *s == '#' ? s + 1 : NULL;
         return 0;
@@ -224,14 +225,16 @@ static int parse_entry(char *text, errata_entry *e, int *is_entry, line_parse *l
                 return bad(lp, "convnd=%s: expected a version such as %s", value, CONVND_VERSION);
             snprintf(e->version, sizeof e->version, "%s", value);
         } else {
-            return bad(lp, "unknown key '%s' (expected dtype, layout, mode, device, cc, sms, "
-                           "driver or convnd)",
+            return bad(lp,
+                       "unknown key '%s' (expected dtype, layout, mode, device, cc, sms, "
+                       "driver or convnd)",
                        key);
         }
     }
     if (lp->error[0]) return 0;
     if (comment) {
-        while (*comment == ' ' || *comment == '\t') ++comment;
+        while (*comment == ' ' || *comment == '\t')
+            ++comment;
         snprintf(e->why, sizeof e->why, "%s", comment);
     }
     *is_entry = 1;
@@ -288,12 +291,11 @@ convnd_status convnd_errata_refresh(void) {
         next.mtime = sb.st_mtim;
     }
     pthread_mutex_lock(&errata_lock);
-    const int same = have_current && !strcmp(current.path, next.path) &&
-                     current.found == next.found &&
-                     (!next.found ||
-                      (current.dev == next.dev && current.ino == next.ino &&
-                       current.size == next.size && current.mtime.tv_sec == next.mtime.tv_sec &&
-                       current.mtime.tv_nsec == next.mtime.tv_nsec));
+    const int same =
+        have_current && !strcmp(current.path, next.path) && current.found == next.found &&
+        (!next.found || (current.dev == next.dev && current.ino == next.ino &&
+                         current.size == next.size && current.mtime.tv_sec == next.mtime.tv_sec &&
+                         current.mtime.tv_nsec == next.mtime.tv_nsec));
     if (!same) {
         next.status = CONVND_OK;
         if (next.found) {
@@ -339,8 +341,8 @@ static int device_matches(const errata_entry *e, const convnd_device_props *d) {
 }
 
 static int problem_matches(const errata_entry *e, const convnd_problem *p) {
-    const int dtype = p->dtype == CONVND_F16    ? ERRATA_F16
-                      : p->dtype == CONVND_BF16 ? ERRATA_BF16
+    const int dtype = p->dtype == CONVND_F16              ? ERRATA_F16
+                      : p->dtype == CONVND_BF16           ? ERRATA_BF16
                       : p->math == CONVND_MATH_ALLOW_TF32 ? ERRATA_TF32
                                                           : ERRATA_F32;
     if (e->dtypes && !(e->dtypes & (1u << dtype))) return 0;

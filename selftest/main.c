@@ -13,18 +13,17 @@
 #include "selftest.h"
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: convnd-selftest [options]\n"
-            "  --quick          one case per configuration (about 10 s on a GPU)\n"
-            "  --full           every case each configuration supports\n"
-            "                   (default: one case per mode x dtype x layout x view class)\n"
-            "  --only LIST      only these schedules or schedule:configs (comma-separated)\n"
-            "  --errata PATH    append failures to PATH (default: the errata file the planner\n"
-            "                   reads: $CONVND_ERRATA, else ~/.cache/convnd/errata)\n"
-            "  --no-errata      write no errata\n"
-            "  --device gpu|emulated  (default: the GPU when there is one)\n"
-            "  --seed N         data seed (default: a fresh one)\n"
-            "  --quiet          no progress line on stderr\n");
+    fprintf(f, "usage: convnd-selftest [options]\n"
+               "  --quick          one case per configuration (about 10 s on a GPU)\n"
+               "  --full           every case each configuration supports\n"
+               "                   (default: one case per mode x dtype x layout x view class)\n"
+               "  --only LIST      only these schedules or schedule:configs (comma-separated)\n"
+               "  --errata PATH    append failures to PATH (default: the errata file the planner\n"
+               "                   reads: $CONVND_ERRATA, else ~/.cache/convnd/errata)\n"
+               "  --no-errata      write no errata\n"
+               "  --device gpu|emulated  (default: the GPU when there is one)\n"
+               "  --seed N         data seed (default: a fresh one)\n"
+               "  --quiet          no progress line on stderr\n");
 }
 
 int main(int argc, char **argv) {

@@ -83,10 +83,10 @@ static const char *row_text(int32_t r, int *z_in_place, char *name, size_t name_
 }
 
 static const char *dtype_class(const convnd_problem *p) {
-    return p->dtype == CONVND_F16                  ? "f16"
-           : p->dtype == CONVND_BF16               ? "bf16"
+    return p->dtype == CONVND_F16              ? "f16"
+           : p->dtype == CONVND_BF16           ? "bf16"
            : p->math == CONVND_MATH_ALLOW_TF32 ? "tf32"
-                                                   : "f32";
+                                               : "f32";
 }
 
 static const char *layout_name(convnd_layout l) {
@@ -107,12 +107,13 @@ static int has_io(const convnd_problem *p) {
 
 /* The class a case stands for: mode, dtype, x's layout, views. */
 static int class_of(const convnd_problem *p) {
-    const int dt = p->dtype == CONVND_F16    ? 2
-                   : p->dtype == CONVND_BF16 ? 3
+    const int dt = p->dtype == CONVND_F16              ? 2
+                   : p->dtype == CONVND_BF16           ? 3
                    : p->math == CONVND_MATH_ALLOW_TF32 ? 1
                                                        : 0;
     return ((((int)p->mode * 4 + dt) * 2 + (p->x_layout == CONVND_CHANNELS_LAST)) * 2 +
-            has_views(p)) * 2 +
+            has_views(p)) *
+               2 +
            has_io(p);
 }
 enum { CLASSES = 3 * 4 * 2 * 2 * 2 };
@@ -397,7 +398,8 @@ static int already_listed(const char *path, const char *entry) {
     char line[2048];
     int found = 0;
     const size_t n = strlen(entry);
-    while (!found && fgets(line, sizeof line, f)) found = !strncmp(line, entry, n);
+    while (!found && fgets(line, sizeof line, f))
+        found = !strncmp(line, entry, n);
     fclose(f);
     return found;
 }
@@ -445,8 +447,10 @@ static void print_row(FILE *out, const char *spec, const convnd_problem *p, cons
     snprintf(direct, sizeof direct, r->worst_direct < 0 ? "-" : "%.3f", r->worst_direct);
     fprintf(out, "%-30s %-4s %-14s %-10s %-5s %-30s %-4s %9s %9s %9.1f%s%s\n", spec, dtype_class(p),
             layout_name(p->x_layout), mode_name(p->mode),
-            has_io(p) ? "state" : has_views(p) ? "view" : "-", row,
-            r->passed ? "pass" : "FAIL", ref, direct, ms, r->passed ? "" : "  ", r->why);
+            has_io(p)      ? "state"
+            : has_views(p) ? "view"
+                           : "-",
+            row, r->passed ? "pass" : "FAIL", ref, direct, ms, r->passed ? "" : "  ", r->why);
 }
 
 convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) {
@@ -484,7 +488,10 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
                 }
             }
             if (!found) {
-                if (was) setenv("CONVND_ERRATA", saved, 1); else unsetenv("CONVND_ERRATA");
+                if (was)
+                    setenv("CONVND_ERRATA", saved, 1);
+                else
+                    unsetenv("CONVND_ERRATA");
                 return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                                     "--only: no schedule or schedule:config named '%s' "
                                     "(convnd-bench --list lists them)",
@@ -497,11 +504,14 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
 
     fprintf(out, "convnd-selftest on %s (%s), level %s\n", convnd_device_name(),
             convnd_active_device() == CONVND_DEVICE_GPU ? "GPU" : "emulated device",
-            o.level == SELFTEST_QUICK ? "quick" : o.level == SELFTEST_FULL ? "full" : "default");
+            o.level == SELFTEST_QUICK  ? "quick"
+            : o.level == SELFTEST_FULL ? "full"
+                                       : "default");
     fprintf(out, "%-30s %-4s %-14s %-10s %-5s %-30s %-4s %9s %9s %9s\n", "config", "dtype",
             "layout", "mode", "io", "case", "result", "err/tol", "vs direct", "ms");
     int32_t total = 0;
-    for (int32_t i = 0; i < convnd_schedule_count(); ++i) total += convnd_schedule_config_count(i);
+    for (int32_t i = 0; i < convnd_schedule_count(); ++i)
+        total += convnd_schedule_config_count(i);
     int32_t done = 0;
     convnd_status st = CONVND_OK;
     for (int32_t i = 0; i < convnd_schedule_count() && st == CONVND_OK; ++i) {
@@ -566,8 +576,7 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
     else
         unsetenv("CONVND_ERRATA");
     sum->seconds = now_seconds() - start;
-    fprintf(out,
-            "convnd-selftest: %d configurations, %d cases: %d passed, %d failed (%.1f s)", 
+    fprintf(out, "convnd-selftest: %d configurations, %d cases: %d passed, %d failed (%.1f s)",
             (int)sum->configs, (int)sum->cases, (int)sum->passed, (int)sum->failed, sum->seconds);
     if (sum->errata_lines)
         fprintf(out, "; %d line(s) appended to the errata %s: the planner no longer routes there",

@@ -159,8 +159,13 @@ Test(errata, only_matching_lines_apply) {
     char name[300];
     const char *q = strstr(key, "device=\"") + 8;
     snprintf(name, sizeof name, "%.*s", (int)strcspn(q, "\""), q);
-    const char *miss[] = {"dtype=f16", "layout=channels-first", "mode=transposed,wgrad",
-                          "device=\"Some Other GPU\"", "cc=8.0", "sms=7", "driver=1",
+    const char *miss[] = {"dtype=f16",
+                          "layout=channels-first",
+                          "mode=transposed,wgrad",
+                          "device=\"Some Other GPU\"",
+                          "cc=8.0",
+                          "sms=7",
+                          "driver=1",
                           "convnd=99.0.0"};
     for (size_t i = 0; i < sizeof miss / sizeof miss[0]; ++i) {
         char text[512], now[128];
@@ -266,8 +271,8 @@ Test(errata, the_selftest_finds_a_planted_bug_and_the_planner_then_avoids_it) {
     const char *text = read_all(errata);
     char key[512], line[700];
     device_key(key, sizeof key);
-    snprintf(line, sizeof line, "exclude %s dtype=f32 layout=channels-last mode=forward %s", planted_spec,
-             key);
+    snprintf(line, sizeof line, "exclude %s dtype=f32 layout=channels-last mode=forward %s",
+             planted_spec, key);
     cr_expect(strstr(text, line), "errata:\n%s\nexpected a line starting '%s'", text, line);
     /* found again: not written twice */
     s = run_selftest(&bug, errata, sink);
@@ -278,7 +283,8 @@ Test(errata, the_selftest_finds_a_planted_bug_and_the_planner_then_avoids_it) {
     /* the planner reads it: the case the self-test failed on is routed elsewhere and is right */
     cr_assert_eq(setenv("CONVND_ERRATA", errata, 1), 0);
     cr_assert_eq(convnd_errata_check(), CONVND_OK, "%s", convnd_last_error());
-    const convnd_problem p = test_parse_valid("fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 x=cl w=cl");
+    const convnd_problem p =
+        test_parse_valid("fwd 2d N=1 Ci=32 Co=64 I=8,8 K=3 P0=1 P1=1 x=cl w=cl");
     const char *ask[] = {NULL, "igemm_simt"};
     for (int i = 0; i < 2; ++i) {
         char now[128];
