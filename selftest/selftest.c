@@ -148,6 +148,35 @@ static convnd_status run_conv(const selftest_options *o, test_conv_case *c, cons
     return o->run ? o->run(o->run_ctx, c, spec) : test_case_run(c, spec);
 }
 
+/* The last run of c (in thread order `order`, its status st) against the CPU reference and,
+ * when direct is not NULL, against direct's y (the sum of both tolerances): the worst ratios kept
+ * in r, r failed with the reason at the first that is over. Returns r->passed. */
+static int judge_run(const test_conv_case *c, convnd_status st, const void *direct, int order,
+                     case_result *r) {
+    if (st != CONVND_OK) {
+        snprintf(r->why, sizeof r->why, "%s (order %s): %s", convnd_status_string(st),
+                 test_order_name(order), convnd_last_error());
+        return r->passed = 0;
+    }
+    const double wr = test_case_worst(c, NULL);
+    const double wd = direct ? test_case_worst(c, direct) : 0.0;
+    r->worst_ref = fmax(r->worst_ref, wr);
+    r->worst_direct = fmax(r->worst_direct, wd);
+    if (!(wr <= 1.0)) {
+        char msg[384];
+        test_case_check(c, msg, sizeof msg);
+        snprintf(r->why, sizeof r->why, "against the CPU reference (order %s): %s",
+                 test_order_name(order), msg);
+        r->passed = 0;
+    } else if (!(wd <= 1.0)) {
+        snprintf(r->why, sizeof r->why,
+                 "against the direct schedule (order %s): %.3g x the sum of tolerances",
+                 test_order_name(order), wd);
+        r->passed = 0;
+    }
+    return r->passed;
+}
+
 /* A forward or transposed case: the direct schedule's result first (the same-device peer), then
  * spec in each thread order the device has (the emulated device: forward and reverse, copies
  * landing early, where a race between barriers shows), each against the CPU reference and
@@ -181,28 +210,7 @@ static void conv_case(const selftest_options *o, const convnd_problem *p, int z_
     for (int order = 0; order < test_order_count() && r->passed; ++order) {
         test_order_apply(order);
         const convnd_status st = run_conv(o, &c, spec);
-        if (st != CONVND_OK) {
-            snprintf(r->why, sizeof r->why, "%s (order %s): %s", convnd_status_string(st),
-                     test_order_name(order), convnd_last_error());
-            r->passed = 0;
-            break;
-        }
-        const double wr = test_case_worst(&c, NULL);
-        const double wd = direct ? test_case_worst(&c, direct) : 0.0;
-        if (wr > r->worst_ref) r->worst_ref = wr;
-        if (wd > r->worst_direct) r->worst_direct = wd;
-        if (!(wr <= 1.0)) {
-            char msg[384];
-            test_case_check(&c, msg, sizeof msg);
-            snprintf(r->why, sizeof r->why, "against the CPU reference (order %s): %s",
-                     test_order_name(order), msg);
-            r->passed = 0;
-        } else if (!(wd <= 1.0)) {
-            snprintf(r->why, sizeof r->why,
-                     "against the direct schedule (order %s): %.3g x the sum of tolerances",
-                     test_order_name(order), wd);
-            r->passed = 0;
-        }
+        if (!judge_run(&c, st, direct, order, r)) break;
     }
     test_order_apply(0);
     if (emulated) convnd_emu_set_copies(CONVND_EMU_COPIES_LATE, 0);
@@ -283,27 +291,8 @@ static void io_case(const selftest_options *o, const convnd_problem *p, int z_in
             st = test_case_run_io(&c, p, spec, p->prefix_size ? dp : NULL, dx,
                                   p->suffix_size ? df : NULL, p->state_size ? ds : NULL);
         if (st == CONVND_OK) st = convnd_memcpy_d2h(sgot, ds, es * (size_t)s_n);
-        if (st != CONVND_OK) {
-            snprintf(r->why, sizeof r->why, "%s (order %s): %s", convnd_status_string(st),
-                     test_order_name(order), convnd_last_error());
-            r->passed = 0;
-            break;
-        }
-        const double wr = test_case_worst(&c, NULL), wd = direct ? test_case_worst(&c, direct) : 0;
-        r->worst_ref = fmax(r->worst_ref, wr);
-        if (direct) r->worst_direct = fmax(r->worst_direct, wd);
-        if (!(wr <= 1.0)) {
-            char msg[384];
-            test_case_check(&c, msg, sizeof msg);
-            snprintf(r->why, sizeof r->why, "against the CPU reference (order %s): %s",
-                     test_order_name(order), msg);
-            r->passed = 0;
-        } else if (!(wd <= 1.0)) {
-            snprintf(r->why, sizeof r->why,
-                     "against the direct schedule (order %s): %.3g x the sum of tolerances",
-                     test_order_name(order), wd);
-            r->passed = 0;
-        } else if (p->state_size && memcmp(sgot, sref, es * (size_t)sd.numel)) {
+        if (!judge_run(&c, st, direct, order, r)) break;
+        if (r->passed && p->state_size && memcmp(sgot, sref, es * (size_t)sd.numel)) {
             snprintf(r->why, sizeof r->why,
                      "the state (order %s) differs from X's last %lld positions",
                      test_order_name(order), (long long)p->state_size);
@@ -311,6 +300,7 @@ static void io_case(const selftest_options *o, const convnd_problem *p, int z_in
         }
     }
     test_order_apply(0);
+    if (!direct) r->worst_direct = -1;
 done:
     convnd_free(dp);
     convnd_free(df);
