@@ -1,12 +1,14 @@
 /* ONNX front-ends (SPEC section 7): Conv and ConvTranspose with pads, auto_pad, strides,
  * dilations, group, kernel_shape, output_padding and output_shape, as the ONNX operator
- * specification defines them. ONNX lists never broadcast: one entry per spatial dim. */
+ * specification defines them; CausalConvWithState (opset 27) onto the causal conv1d (SPEC §13).
+ * ONNX lists never broadcast: one entry per spatial dim. */
 #include "bind_common.h"
 #include "checked_math.h"
 #include "error.h"
 #include "problem_internal.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 static const char *auto_pad_name(convnd_onnx_auto_pad a) {
     switch (a) {
@@ -275,4 +277,108 @@ convnd_status convnd_bind_onnx_conv_transpose(
                                 (int)t, end, op[t]);
     }
     return convnd_bind_finish(&p, out);
+}
+
+/* ---- CausalConvWithState (opset 27) --------------------------------------------------------- */
+
+static const char *onnx_type_name(int32_t t) {
+    switch (t) {
+    case CONVND_ONNX_FLOAT:
+        return "FLOAT";
+    case CONVND_ONNX_FLOAT16:
+        return "FLOAT16";
+    case CONVND_ONNX_BFLOAT16:
+        return "BFLOAT16";
+    case CONVND_ONNX_DOUBLE:
+        return "DOUBLE";
+    }
+    return NULL;
+}
+
+convnd_status convnd_bind_onnx_causal_conv_with_state(const convnd_shape *input,
+                                                      const convnd_shape *weight, int64_t bias_len,
+                                                      const convnd_shape *past_state,
+                                                      const char *activation, int32_t elem_type,
+                                                      convnd_causal_problem *out) {
+    static const char op[] = "ONNX CausalConvWithState";
+    if (!out) return convnd_error(CONVND_ERR_NULL_POINTER, "%s: out is NULL", op);
+    convnd_status st;
+    if ((st = convnd_bind_check_shape("input", input)) ||
+        (st = convnd_bind_check_shape("weight", weight)) ||
+        (past_state && (st = convnd_bind_check_shape("past_state", past_state))))
+        return st;
+    char x_text[CONVND_LIST_TEXT], w_text[CONVND_LIST_TEXT], s_text[CONVND_LIST_TEXT];
+    convnd_bind_shape_text(x_text, input);
+    convnd_bind_shape_text(w_text, weight);
+    if (past_state) convnd_bind_shape_text(s_text, past_state);
+    convnd_dtype dtype;
+    if (elem_type == CONVND_ONNX_FLOAT)
+        dtype = CONVND_F32;
+    else if (elem_type == CONVND_ONNX_FLOAT16)
+        dtype = CONVND_F16;
+    else if (elem_type == CONVND_ONNX_BFLOAT16)
+        dtype = CONVND_BF16;
+    else if (onnx_type_name(elem_type))
+        return convnd_error(CONVND_ERR_UNSUPPORTED,
+                            "%s: T=%s is not supported (FLOAT, FLOAT16 or BFLOAT16)", op,
+                            onnx_type_name(elem_type));
+    else
+        return convnd_error(CONVND_ERR_UNSUPPORTED,
+                            "%s: T=%d is not an ONNX type convnd runs (FLOAT=1, FLOAT16=10, "
+                            "BFLOAT16=16)",
+                            op, (int)elem_type);
+    int32_t silu;
+    if (!activation || !strcmp(activation, "none"))
+        silu = 0;
+    else if (!strcmp(activation, "silu") || !strcmp(activation, "swish"))
+        silu = 1;
+    else
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: activation='%s' must be 'none', 'silu' or 'swish'", op,
+                            activation);
+    if (input->rank != 3)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: input of shape %s must have rank 3 (batch_size, channels, length)",
+                            op, x_text);
+    if (weight->rank != 3)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: weight of shape %s must have rank 3 (channels, 1, k)", op, w_text);
+    const int64_t B = input->v[0], C = input->v[1], L = input->v[2], k = weight->v[2];
+    if (weight->v[0] != C)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: weight of shape %s must have channels=%" PRId64
+                            " (input %s) as its first dim",
+                            op, w_text, C, x_text);
+    if (weight->v[1] != 1)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: weight of shape %s must have 1 as its middle dim (depthwise: "
+                            "(channels, 1, k)), got %" PRId64,
+                            op, w_text, weight->v[1]);
+    if (k < 1 || k > CONVND_CAUSAL_MAX_WIDTH)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: kernel size k=%" PRId64 " (weight %s) must be in 1..%d", op, k,
+                            w_text, CONVND_CAUSAL_MAX_WIDTH);
+    if (bias_len != -1 && bias_len != C)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: bias has %" PRId64 " elements; expected channels=%" PRId64
+                            " (input %s)",
+                            op, bias_len, C, x_text);
+    if (past_state && (past_state->rank != 3 || past_state->v[0] != B || past_state->v[1] != C ||
+                       past_state->v[2] != k - 1))
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "%s: past_state of shape %s must be (batch_size, channels, k-1) = "
+                            "[%" PRId64 ", %" PRId64 ", %" PRId64 "] (input %s, weight %s)",
+                            op, s_text, B, C, k - 1, x_text, w_text);
+    convnd_causal_problem p;
+    memset(&p, 0, sizeof p);
+    p.batch = B;
+    p.dim = C;
+    p.seqlen = L;
+    p.width = (int32_t)k;
+    p.dtype = dtype;
+    p.layout = CONVND_CAUSAL_BDL;
+    p.has_bias = bias_len != -1;
+    p.silu = silu;
+    *out = p;
+    return CONVND_OK;
 }

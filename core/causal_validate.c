@@ -73,8 +73,8 @@ static convnd_status check_common(int64_t batch, int64_t dim, int64_t seqlen, in
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "dim=%" PRId64 " must be >= 0", dim);
     if (seqlen < 0)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "seqlen=%" PRId64 " must be >= 0", seqlen);
-    if (width < 2 || width > CONVND_CAUSAL_MAX_WIDTH)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "width=%d must be in 2..%d", (int)width,
+    if (width < 1 || width > CONVND_CAUSAL_MAX_WIDTH)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "width=%d must be in 1..%d", (int)width,
                             CONVND_CAUSAL_MAX_WIDTH);
     if (has_bias != 0 && has_bias != 1)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "has_bias=%d must be 0 or 1",

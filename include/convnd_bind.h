@@ -21,6 +21,7 @@
 #define CONVND_BIND_H
 
 #include "convnd.h"
+#include "convnd_causal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,6 +175,28 @@ convnd_status convnd_bind_onnx_conv_transpose(
     const convnd_ints *dilations, int64_t group, const convnd_ints *kernel_shape,
     const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
     const convnd_ints *strides, convnd_problem *out);
+
+/* ONNX TensorProto element types, as ONNX numbers them (what the bindings name or refuse). */
+typedef enum convnd_onnx_type {
+    CONVND_ONNX_FLOAT = 1,
+    CONVND_ONNX_FLOAT16 = 10,
+    CONVND_ONNX_DOUBLE = 11, /* refused by name: convnd has no f64 kernels */
+    CONVND_ONNX_BFLOAT16 = 16
+} convnd_onnx_type;
+
+/* ONNX CausalConvWithState (opset 27, SPEC §13): input [B, C, L] channels-first, weight
+ * [C, 1, k] (1 <= k <= CONVND_CAUSAL_MAX_WIDTH), bias_len -1 (no bias) or C, past_state NULL
+ * (absent: zeros) or [B, C, k-1], activation NULL or "none", "silu", "swish" (= silu), elem_type
+ * the tensors' ONNX type T (FLOAT, FLOAT16, BFLOAT16; DOUBLE and others refused by name). Fills
+ * the causal problem (batch B, dim C, seqlen L, width k, (B, D, L), has_bias, silu); run it with
+ * convnd_causal_conv1d, weight as [C, k], initial_states = past_state, final_states =
+ * present_state [B, C, k-1] (length 0 when k = 1; it holds past_state's tail and the input when
+ * L < k-1), y = output [B, C, L]. On error *out is untouched. */
+convnd_status convnd_bind_onnx_causal_conv_with_state(const convnd_shape *input,
+                                                      const convnd_shape *weight, int64_t bias_len,
+                                                      const convnd_shape *past_state,
+                                                      const char *activation, int32_t elem_type,
+                                                      convnd_causal_problem *out);
 
 /* ---- TensorFlow / Keras ------------------------------------------------------------------- */
 

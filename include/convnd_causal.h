@@ -20,7 +20,8 @@
 extern "C" {
 #endif
 
-/* Widths 2..CONVND_CAUSAL_MAX_WIDTH. */
+/* Widths 1..CONVND_CAUSAL_MAX_WIDTH; width 1 has no state (states of length 0: their pointers may
+ * be NULL). */
 #define CONVND_CAUSAL_MAX_WIDTH 256
 
 /* x and y: (B, D, L) channels-first, or (B, L, D) channels-last; both packed. */

@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(CONVND_CAUSAL_THREADS)
             }
             conv_store(y, xo + t * p.xs_l, causal_finish(p, acc, bias, d));
         }
-        if (ring) {
+        if (ring && SL > 0) { /* width 1 keeps no state */
             for (int64_t t = 0; t < Ln; ++t)
                 st[causal_pmod(seen + t, SL)] = x[xo + t * p.xs_l];
         } else {

@@ -288,3 +288,85 @@ Test(bind_onnx, conv_transpose_rejections) {
                                                   NULL, NULL, NULL, &huge, &p),
                   CONVND_ERR_OVERFLOW, "transposed output size O[0] overflows");
 }
+
+/* ---- CausalConvWithState (opset 27) --------------------------------------------------------- */
+
+static convnd_shape shape3(int64_t a, int64_t b, int64_t c) {
+    const convnd_shape s = {3, {a, b, c, 0, 0}};
+    return s;
+}
+
+Test(bind_onnx, causal_conv_with_state_binds_the_causal_problem) {
+    const convnd_shape x = shape3(2, 6, 9), w = shape3(6, 1, 4), ps = shape3(2, 6, 3);
+    convnd_causal_problem p;
+    expect_ok(
+        convnd_bind_onnx_causal_conv_with_state(&x, &w, 6, &ps, "swish", CONVND_ONNX_FLOAT16, &p));
+    cr_expect(p.batch == 2 && p.dim == 6 && p.seqlen == 9 && p.width == 4);
+    cr_expect(p.dtype == CONVND_F16 && p.layout == CONVND_CAUSAL_BDL && p.has_bias == 1 &&
+              p.silu == 1 && p.num_seqs == 0);
+    /* kernel size 1: no state; no bias, default activation, bf16 */
+    const convnd_shape w1 = shape3(6, 1, 1), ps0 = shape3(2, 6, 0);
+    expect_ok(
+        convnd_bind_onnx_causal_conv_with_state(&x, &w1, -1, NULL, NULL, CONVND_ONNX_BFLOAT16, &p));
+    cr_expect(p.width == 1 && p.has_bias == 0 && p.silu == 0 && p.dtype == CONVND_BF16);
+    expect_ok(
+        convnd_bind_onnx_causal_conv_with_state(&x, &w1, -1, &ps0, "none", CONVND_ONNX_FLOAT, &p));
+    cr_expect(p.width == 1 && p.dtype == CONVND_F32);
+    /* an input shorter than k-1, batch 1 x channel 1 */
+    const convnd_shape xs = shape3(1, 1, 2), ws = shape3(1, 1, 5), pss = shape3(1, 1, 4);
+    expect_ok(
+        convnd_bind_onnx_causal_conv_with_state(&xs, &ws, 1, &pss, "silu", CONVND_ONNX_FLOAT, &p));
+    cr_expect(p.seqlen == 2 && p.width == 5 && p.silu == 1);
+}
+
+Test(bind_onnx, causal_conv_with_state_rejections_name_the_values) {
+    const convnd_shape x = shape3(2, 6, 9), w = shape3(6, 1, 4), ps = shape3(2, 6, 3);
+    convnd_causal_problem p, before;
+    memset(&p, 0x5a, sizeof p);
+    before = p;
+#define BIND(X, W, BL, PS, ACT, T) convnd_bind_onnx_causal_conv_with_state(X, W, BL, PS, ACT, T, &p)
+    const convnd_shape x2 = {2, {2, 6}}, x4 = {4, {2, 6, 9, 1}};
+    expect_status(BIND(&x2, &w, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "input of shape [2, 6]", "rank 3");
+    expect_status(BIND(&x4, &w, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "[2, 6, 9, 1]", "rank 3");
+    const convnd_shape wm = shape3(6, 2, 4), wc = shape3(5, 1, 4), w0 = shape3(6, 1, 0),
+                       wbig = shape3(6, 1, 257), w2 = {2, {6, 4}};
+    expect_status(BIND(&x, &wm, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "weight of shape [6, 2, 4]", "middle dim", "got 2");
+    expect_status(BIND(&x, &wc, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "[5, 1, 4]", "channels=6");
+    expect_status(BIND(&x, &w0, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "k=0", "1..256");
+    expect_status(BIND(&x, &wbig, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "k=257");
+    expect_status(BIND(&x, &w2, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "weight of shape [6, 4]", "rank 3");
+    expect_status(BIND(&x, &w, 5, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "bias has 5 elements", "channels=6");
+    const convnd_shape pk = shape3(2, 6, 4), pb = shape3(1, 6, 3), pc = shape3(2, 5, 3),
+                       p2 = {2, {2, 6}};
+    expect_status(BIND(&x, &w, -1, &pk, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "past_state of shape [2, 6, 4]", "[2, 6, 3]");
+    expect_status(BIND(&x, &w, -1, &pb, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "[1, 6, 3]");
+    expect_status(BIND(&x, &w, -1, &pc, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "[2, 5, 3]");
+    expect_status(BIND(&x, &w, -1, &p2, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "past_state of shape [2, 6]");
+    expect_status(BIND(&x, &w, -1, &ps, "relu", CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "activation='relu'", "'none', 'silu' or 'swish'");
+    expect_status(BIND(&x, &w, -1, &ps, "SiLU", CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "activation='SiLU'");
+    expect_status(BIND(&x, &w, -1, &ps, NULL, CONVND_ONNX_DOUBLE), CONVND_ERR_UNSUPPORTED,
+                  "T=DOUBLE is not supported");
+    expect_status(BIND(&x, &w, -1, &ps, NULL, 7), CONVND_ERR_UNSUPPORTED, "T=7");
+    const convnd_shape neg = shape3(-1, 6, 9);
+    expect_status(BIND(&neg, &w, -1, NULL, NULL, CONVND_ONNX_FLOAT), CONVND_ERR_INVALID_ARGUMENT,
+                  "input");
+    expect_status(
+        convnd_bind_onnx_causal_conv_with_state(&x, &w, -1, NULL, NULL, CONVND_ONNX_FLOAT, NULL),
+        CONVND_ERR_NULL_POINTER, "out is NULL");
+#undef BIND
+    cr_expect(memcmp(&p, &before, sizeof p) == 0, "a refused call wrote its problem");
+}

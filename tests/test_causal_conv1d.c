@@ -173,7 +173,12 @@ static const fwd_case fwd_cases[] = {
     {2, 33, 70, 4, CONVND_F32, CONVND_CAUSAL_BLD, 1, 1, 1, 1},
     {1, 64, 130, 3, CONVND_BF16, CONVND_CAUSAL_BLD, 1, 1, 1, 1},
     {3, 17, 65, 4, CONVND_F16, CONVND_CAUSAL_BDL, 1, 0, 0, 1},
-    {1, 8, 3, 5, CONVND_F32, CONVND_CAUSAL_BDL, 0, 0, 1, 1}, /* L < W-1: state carried over */
+    {1, 8, 3, 5, CONVND_F32, CONVND_CAUSAL_BDL, 0, 0, 1, 1},  /* L < W-1: state carried over */
+    {1, 8, 2, 5, CONVND_F32, CONVND_CAUSAL_BDL, 0, 0, 0, 1},  /* L < W-1 from zeros */
+    {1, 1, 3, 4, CONVND_F16, CONVND_CAUSAL_BDL, 1, 1, 1, 1},  /* batch 1 x channel 1 */
+    {2, 7, 13, 1, CONVND_F32, CONVND_CAUSAL_BDL, 1, 1, 1, 1}, /* width 1: no state */
+    {3, 9, 40, 1, CONVND_F16, CONVND_CAUSAL_BLD, 1, 0, 0, 1},
+    {1, 5, 0, 1, CONVND_BF16, CONVND_CAUSAL_BDL, 0, 1, 1, 1},
     {1, 8, 0, 4, CONVND_F32, CONVND_CAUSAL_BLD, 0, 0, 1, 1}, /* L = 0 */
     {2, 40, 100, 16, CONVND_BF16, CONVND_CAUSAL_BDL, 1, 1, 1, 1},
     {1, 35, 200, 33, CONVND_F32, CONVND_CAUSAL_BLD, 1, 0, 1, 1},
@@ -220,9 +225,9 @@ Test(causal, matches_reference) {
         check_fwd_case(&fwd_cases[i], 100 + i);
 }
 
-/* Widths 2..66 one by one, channels-last f32 with everything on. */
-Test(causal, every_width_2_to_66) {
-    for (int32_t w = 2; w <= 66; ++w) {
+/* Widths 1..66 one by one, channels-last f32 with everything on. */
+Test(causal, every_width_1_to_66) {
+    for (int32_t w = 1; w <= 66; ++w) {
         const fwd_case c = {1, 9, 80, w, CONVND_F32, w % 2 ? CONVND_CAUSAL_BLD : CONVND_CAUSAL_BDL,
                             1, 1, 1,  1};
         check_fwd_case(&c, 1000 + (uint64_t)w);
@@ -501,6 +506,9 @@ Test(causal, update_token_by_token_equals_whole) {
             check_token_by_token(d, l, 4, 3, 1, 1, 3 + (uint64_t)dt);   /* ring of W-1 */
             check_token_by_token(d, l, 7, 11, 1, 2, 4 + (uint64_t)dt);  /* ring, 2 tokens */
             check_token_by_token(d, l, 64, 70, 1, 5, 5 + (uint64_t)dt); /* wide ring */
+            check_token_by_token(d, l, 1, 0, 0, 1, 6 + (uint64_t)dt);   /* width 1: no state */
+            check_token_by_token(d, l, 1, 2, 1, 2, 7 + (uint64_t)dt);   /* width 1, a ring */
+            check_token_by_token(d, l, 1, 0, 1, 1, 8 + (uint64_t)dt);   /* ... of no slots */
         }
 }
 
@@ -566,7 +574,7 @@ static int32_t bq[3] = {0, 8, 16}, bi[4 * 16];
 #define GOOD .batch = 4, .dim = 8, .seqlen = 16, .width = 4, .dtype = CONVND_F32
 
 static const bad_call bad_calls[] = {
-    {"width 1", {GOOD, .width = 1}, 0, CONVND_ERR_INVALID_ARGUMENT, "width=1 must be in 2..256"},
+    {"width 0", {GOOD, .width = 0}, 0, CONVND_ERR_INVALID_ARGUMENT, "width=0 must be in 1..256"},
     {"width 257", {GOOD, .width = 257}, 0, CONVND_ERR_INVALID_ARGUMENT, "width=257"},
     {"dtype", {GOOD, .dtype = (convnd_dtype)7}, 0, CONVND_ERR_UNSUPPORTED, "dtype=7"},
     {"layout",

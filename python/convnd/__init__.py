@@ -12,9 +12,10 @@ from ._ops import (ACTIVATIONS, FORWARD, TRANSPOSED, conv_nd, conv_nd_wgrad, pla
 from . import torch as functional  # noqa: F401  convnd.torch, also as convnd.functional
 from . import nn
 from . import distributed  # noqa: F401  spatial parallelism on torch.distributed (SPEC 14)
+from . import onnx  # noqa: F401  ONNX Conv, ConvTranspose, CausalConvWithState
 
 __all__ = ["conv_nd", "conv_nd_wgrad", "plan_name", "wgrad_plan_name", "ACTIVATIONS", "FORWARD",
-           "TRANSPOSED", "functional", "nn", "distributed", "device_name", "plan_cache_info", "clear_plan_cache",
+           "TRANSPOSED", "functional", "nn", "distributed", "onnx", "device_name", "plan_cache_info", "clear_plan_cache",
            "set_plan_cache_capacity", "counters"]
 
 

@@ -1115,6 +1115,144 @@ TORCH_LIBRARY_IMPL(convnd, Meta, m) {
     m.impl("conv_nd_halo", &conv_nd_halo_meta);
 }
 
+namespace {
+
+// ---- ONNX (convnd.onnx): the C bindings decide, the canonical op runs -----------------------
+
+convnd_shape shape_of_list(const std::vector<int64_t> &v, const char *name) {
+    TORCH_CHECK_VALUE(v.size() <= CONVND_MAX_RANK, "convnd.onnx: ", name, " has rank ", v.size(),
+                      "; at most ", CONVND_MAX_RANK);
+    convnd_shape s{};
+    s.rank = (int32_t)v.size();
+    std::copy(v.begin(), v.end(), s.v);
+    return s;
+}
+
+convnd_ints ints_of(const std::vector<int64_t> &v, const char *name) {
+    TORCH_CHECK_VALUE(v.size() <= CONVND_MAX_RANK, "convnd.onnx: ", name, " has ", v.size(),
+                      " entries; at most ", CONVND_MAX_RANK);
+    convnd_ints r{};
+    r.len = (int32_t)v.size();
+    std::copy(v.begin(), v.end(), r.v);
+    return r;
+}
+
+convnd_onnx_auto_pad auto_pad_of(const std::string &a) {
+    if (a == "NOTSET") return CONVND_ONNX_NOTSET;
+    if (a == "VALID") return CONVND_ONNX_VALID;
+    if (a == "SAME_UPPER") return CONVND_ONNX_SAME_UPPER;
+    if (a == "SAME_LOWER") return CONVND_ONNX_SAME_LOWER;
+    TORCH_CHECK_VALUE(false, "convnd.onnx: auto_pad='", a,
+                      "' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+}
+
+// The geometry ONNX Conv (transposed=false) or ConvTranspose gives these shapes and attributes
+// (convnd_bind_onnx_conv / _conv_transpose; an absent attribute is None): the arguments of
+// torch.ops.convnd.conv_nd as a dict.
+py::dict onnx_conv_geometry(bool transposed, const std::vector<int64_t> &x_shape,
+                            const std::vector<int64_t> &w_shape, int64_t bias_len,
+                            const std::string &auto_pad,
+                            const std::optional<std::vector<int64_t>> &dilations, int64_t group,
+                            const std::optional<std::vector<int64_t>> &kernel_shape,
+                            const std::optional<std::vector<int64_t>> &pads,
+                            const std::optional<std::vector<int64_t>> &strides,
+                            const std::optional<std::vector<int64_t>> &output_padding,
+                            const std::optional<std::vector<int64_t>> &output_shape) {
+    const convnd_shape X = shape_of_list(x_shape, "X"), W = shape_of_list(w_shape, "W");
+    const convnd_onnx_auto_pad ap = auto_pad_of(auto_pad);
+    convnd_ints d{}, k{}, s{}, op{}, os{};
+    convnd_pads pd{};
+    if (dilations) d = ints_of(*dilations, "dilations");
+    if (kernel_shape) k = ints_of(*kernel_shape, "kernel_shape");
+    if (strides) s = ints_of(*strides, "strides");
+    if (output_padding) op = ints_of(*output_padding, "output_padding");
+    if (output_shape) os = ints_of(*output_shape, "output_shape");
+    if (pads) {
+        TORCH_CHECK_VALUE(pads->size() <= 2 * CONVND_MAX_RANK, "convnd.onnx: pads has ",
+                          pads->size(), " entries");
+        pd.len = (int32_t)pads->size();
+        std::copy(pads->begin(), pads->end(), pd.v);
+    }
+    convnd_problem p;
+    const convnd_status st =
+        transposed
+            ? convnd_bind_onnx_conv_transpose(&X, &W, bias_len, ap, dilations ? &d : nullptr,
+                                              group, kernel_shape ? &k : nullptr,
+                                              output_padding ? &op : nullptr,
+                                              output_shape ? &os : nullptr, pads ? &pd : nullptr,
+                                              strides ? &s : nullptr, &p)
+            : convnd_bind_onnx_conv(&X, &W, bias_len, ap, dilations ? &d : nullptr, group,
+                                    kernel_shape ? &k : nullptr, pads ? &pd : nullptr,
+                                    strides ? &s : nullptr, &p);
+    check(st, transposed ? "ONNX ConvTranspose" : "ONNX Conv");
+    auto list = [&](const int64_t *v) { return std::vector<int64_t>(v, v + p.dims); };
+    py::dict g;
+    g["stride"] = list(p.stride);
+    g["dilation"] = list(p.dilation);
+    g["padding_before"] = list(p.pad_before);
+    g["padding_after"] = list(p.pad_after);
+    g["groups"] = p.groups;
+    g["mode"] = (int64_t)p.mode;
+    return g;
+}
+
+// ONNX CausalConvWithState (convnd_bind_onnx_causal_conv_with_state, then convnd_causal_conv1d):
+// (output, present_state) for packed (B, C, L) input, weight (C, 1, k), optional bias and
+// past_state, on the input's device.
+std::tuple<at::Tensor, at::Tensor> onnx_causal_conv_with_state(
+    const at::Tensor &input, const at::Tensor &weight, const std::optional<at::Tensor> &bias,
+    const std::optional<at::Tensor> &past_state, const std::string &activation) {
+    check_device(input);
+    auto elem_type = [](const at::Tensor &t) -> int32_t {
+        switch (t.scalar_type()) {
+        case at::kFloat:
+            return CONVND_ONNX_FLOAT;
+        case at::kHalf:
+            return CONVND_ONNX_FLOAT16;
+        case at::kBFloat16:
+            return CONVND_ONNX_BFLOAT16;
+        case at::kDouble:
+            return CONVND_ONNX_DOUBLE;
+        default:
+            return -1;
+        }
+    };
+    const std::vector<int64_t> xs = input.sizes().vec(), ws = weight.sizes().vec();
+    const convnd_shape X = shape_of_list(xs, "input"), W = shape_of_list(ws, "weight");
+    convnd_shape S{};
+    if (past_state) S = shape_of_list(past_state->sizes().vec(), "past_state");
+    const int64_t bias_len = bias ? (bias->dim() == 1 ? bias->size(0) : -2) : -1;
+    TORCH_CHECK_VALUE(bias_len != -2, "convnd.onnx: bias of shape ", bias->sizes(),
+                      " must have rank 1 (channels)");
+    convnd_causal_problem p;
+    check(convnd_bind_onnx_causal_conv_with_state(&X, &W, bias_len, past_state ? &S : nullptr,
+                                                  activation.c_str(), elem_type(input), &p),
+          "ONNX CausalConvWithState");
+    for (const auto &t : {weight, bias ? *bias : at::Tensor(), past_state ? *past_state : at::Tensor()})
+        TORCH_CHECK_VALUE(!t.defined() || (t.scalar_type() == input.scalar_type() &&
+                                           t.device() == input.device()),
+                          "convnd.onnx: CausalConvWithState's tensors must share input's dtype ",
+                          input.scalar_type(), " and device ", input.device());
+    const at::Tensor x = input.contiguous(), w = weight.contiguous();
+    const at::Tensor b = bias ? bias->contiguous() : at::Tensor();
+    const at::Tensor s = past_state ? past_state->contiguous() : at::Tensor();
+    at::Tensor y = at::empty_like(x, at::MemoryFormat::Contiguous);
+    at::Tensor present = at::empty({p.batch, p.dim, (int64_t)p.width - 1}, x.options());
+    convnd_causal_tensors t{};
+    t.x = x.data_ptr();
+    t.weight = w.data_ptr();
+    t.bias = ptr_or_null(b);
+    t.initial_states = ptr_or_null(s);
+    t.final_states = present.numel() ? present.data_ptr() : nullptr;
+    t.y = y.data_ptr();
+    const c10::DeviceGuard guard(x.device());
+    const ThreadDevice on(x.device());
+    check(convnd_causal_conv1d(&p, &t, stream_of(x.device())), "ONNX CausalConvWithState");
+    return {y, present};
+}
+
+} // namespace
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("plan_name", &plan_name, "The schedule:config conv_nd would run for these arguments");
     m.def("wgrad_plan_name", &wgrad_plan_name,
@@ -1186,4 +1324,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "emu_set_order",
         [](int64_t order, uint64_t seed) { convnd_emu_set_order((convnd_emu_order)order, seed); },
         "Emulated device: thread order between barriers (0 forward, 1 reverse, 2 shuffle)");
+    m.def("onnx_conv_geometry", &onnx_conv_geometry,
+          "ONNX Conv / ConvTranspose shapes and attributes -> conv_nd's geometry (the C binding)");
+    m.def("onnx_causal_conv_with_state", &onnx_causal_conv_with_state,
+          "ONNX CausalConvWithState -> (output, present_state) (the C binding, causal conv1d)");
 }
