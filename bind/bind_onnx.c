@@ -183,8 +183,8 @@ convnd_status convnd_bind_onnx_conv(const convnd_shape *X, const convnd_shape *W
 /* Begin and end padding from an output_shape (ONNX ConvTranspose's equations). */
 static convnd_status padding_for_output_shape(int32_t t, int64_t I, int64_t K, int64_t S, int64_t D,
                                               int64_t op, int64_t target,
-                                              convnd_onnx_auto_pad auto_pad, int64_t *begin,
-                                              int64_t *end) {
+                                              convnd_onnx_auto_pad auto_pad, int clamp_same,
+                                              int64_t *begin, int64_t *end) {
     int64_t E, total;
     convnd_status st = convnd_bind_effective_kernel(t, K, D, &E);
     if (st) return st;
@@ -196,6 +196,9 @@ static convnd_status padding_for_output_shape(int32_t t, int64_t I, int64_t K, i
                             ", dilation=%" PRId64 ", output_padding=%" PRId64
                             ", output_shape=%" PRId64 ")",
                             (int)t, I, K, S, D, op, target);
+    /* onnxruntime's SAME_*: a negative total (the kernel's extent below the stride) becomes 0,
+     * so the output is S(I-1) + output_padding + E instead of the spec's I*S */
+    if (clamp_same && auto_pad != CONVND_ONNX_NOTSET && total < 0) total = 0;
     /* floor division, as the ONNX reference implementation (total may be negative) */
     const int64_t half = convnd_floor_div(total, 2);
     if (auto_pad == CONVND_ONNX_SAME_UPPER) {
@@ -208,11 +211,13 @@ static convnd_status padding_for_output_shape(int32_t t, int64_t I, int64_t K, i
     return CONVND_OK;
 }
 
-convnd_status convnd_bind_onnx_conv_transpose(
-    const convnd_shape *X, const convnd_shape *W, int64_t bias_len, convnd_onnx_auto_pad auto_pad,
-    const convnd_ints *dilations, int64_t group, const convnd_ints *kernel_shape,
-    const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
-    const convnd_ints *strides, convnd_problem *out) {
+/* ConvTranspose as the spec defines it, or (clamp_same) with onnxruntime's SAME_* padding. */
+static convnd_status
+bind_conv_transpose(const convnd_shape *X, const convnd_shape *W, int64_t bias_len,
+                    convnd_onnx_auto_pad auto_pad, const convnd_ints *dilations, int64_t group,
+                    const convnd_ints *kernel_shape, const convnd_ints *output_padding,
+                    const convnd_ints *output_shape, const convnd_pads *pads,
+                    const convnd_ints *strides, int clamp_same, convnd_problem *out) {
     onnx_common c;
     convnd_status st = bind_onnx_common("ConvTranspose", X, W, bias_len, auto_pad, dilations, group,
                                         kernel_shape, pads, strides, &c);
@@ -266,7 +271,8 @@ convnd_status convnd_bind_onnx_conv_transpose(
                                     "%" PRId64 "*%" PRId64 " overflows int64",
                                     (int)t, p.input[t], p.stride[t]);
             st = padding_for_output_shape(t, p.input[t], p.kernel[t], p.stride[t], p.dilation[t],
-                                          op[t], target[t], auto_pad, &begin, &end);
+                                          op[t], target[t], auto_pad, clamp_same && !output_shape,
+                                          &begin, &end);
             if (st) return st;
         }
         p.pad_before[t] = begin;
@@ -277,6 +283,24 @@ convnd_status convnd_bind_onnx_conv_transpose(
                                 (int)t, end, op[t]);
     }
     return convnd_bind_finish(&p, out);
+}
+
+convnd_status convnd_bind_onnx_conv_transpose(
+    const convnd_shape *X, const convnd_shape *W, int64_t bias_len, convnd_onnx_auto_pad auto_pad,
+    const convnd_ints *dilations, int64_t group, const convnd_ints *kernel_shape,
+    const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
+    const convnd_ints *strides, convnd_problem *out) {
+    return bind_conv_transpose(X, W, bias_len, auto_pad, dilations, group, kernel_shape,
+                               output_padding, output_shape, pads, strides, 0, out);
+}
+
+convnd_status convnd_bind_onnx_conv_transpose_ort(
+    const convnd_shape *X, const convnd_shape *W, int64_t bias_len, convnd_onnx_auto_pad auto_pad,
+    const convnd_ints *dilations, int64_t group, const convnd_ints *kernel_shape,
+    const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
+    const convnd_ints *strides, convnd_problem *out) {
+    return bind_conv_transpose(X, W, bias_len, auto_pad, dilations, group, kernel_shape,
+                               output_padding, output_shape, pads, strides, 1, out);
 }
 
 /* ---- CausalConvWithState (opset 27) --------------------------------------------------------- */

@@ -176,6 +176,17 @@ convnd_status convnd_bind_onnx_conv_transpose(
     const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
     const convnd_ints *strides, convnd_problem *out);
 
+/* ConvTranspose as onnxruntime computes it, for users who want its result (docs/api.md, "Where
+ * ONNX's implementations disagree"): with auto_pad SAME_* and no output_shape, a negative total
+ * padding (the kernel's extent E below the stride) is taken as 0, so the output is
+ * S(I-1) + output_padding + E where the spec and onnx.reference give I*S. Everything else is
+ * convnd_bind_onnx_conv_transpose's. */
+convnd_status convnd_bind_onnx_conv_transpose_ort(
+    const convnd_shape *X, const convnd_shape *W, int64_t bias_len, convnd_onnx_auto_pad auto_pad,
+    const convnd_ints *dilations, int64_t group, const convnd_ints *kernel_shape,
+    const convnd_ints *output_padding, const convnd_ints *output_shape, const convnd_pads *pads,
+    const convnd_ints *strides, convnd_problem *out);
+
 /* ONNX TensorProto element types, as ONNX numbers them (what the bindings name or refuse). */
 typedef enum convnd_onnx_type {
     CONVND_ONNX_FLOAT = 1,

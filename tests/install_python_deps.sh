@@ -20,6 +20,12 @@ if ! python3 -c 'import onnx; assert onnx.__version__ == "1.23.2"' 2>/dev/null; 
   echo "tests/install_python_deps.sh: installing onnx==1.23.2"
   python3 -m pip install -q onnx==1.23.2
 fi
+# onnxruntime, the other ONNX implementation convnd's bindings are compared with
+# (python/tests/test_onnx_differential.py; pinned: the classes where it differs are this release's)
+if ! python3 -c 'import onnxruntime; assert onnxruntime.__version__ == "1.32.0"' 2>/dev/null; then
+  echo "tests/install_python_deps.sh: installing onnxruntime==1.32.0"
+  python3 -m pip install -q onnxruntime==1.32.0
+fi
 # tests/run.sh installs the package from a wheel it builds (python -m build, setuptools' wheel)
 if ! python3 -c 'import build, wheel' 2>/dev/null; then
   echo "tests/install_python_deps.sh: installing build wheel"

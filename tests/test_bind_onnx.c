@@ -240,6 +240,45 @@ Test(bind_onnx, conv_transpose_same_without_output_shape) {
     expect_out(p, 10, 10); /* onnx.reference: [1, 3, 10, 10] */
 }
 
+/* Where onnxruntime and the spec disagree (docs/api.md): SAME_* with the kernel's extent below
+ * the stride. The spec (and onnx.reference): output I*S = 12 through a negative total padding;
+ * onnxruntime (the _ort binding): the total clamped at 0, output S(I-1) + E = 11. Where the total
+ * is not negative the two bindings agree. */
+Test(bind_onnx, conv_transpose_same_with_a_kernel_below_the_stride) {
+    convnd_problem p, q;
+    const convnd_shape X = SH(1, 2, 4, 4), W = SH(2, 3, 2, 2), X1 = SH(1, 2, 4), W1 = SH(2, 3, 3);
+    const convnd_ints s = INTS(3, 3), s1 = INTS(2), os = INTS(12, 12);
+    for (int lower = 0; lower < 2; ++lower) {
+        const convnd_onnx_auto_pad ap = lower ? CONVND_ONNX_SAME_LOWER : CONVND_ONNX_SAME_UPPER;
+        expect_ok(convnd_bind_onnx_conv_transpose(&X, &W, -1, ap, NULL, 1, NULL, NULL, NULL, NULL,
+                                                  &s, &p));
+        expect_out(p, 12, 12);
+        expect_ok(convnd_bind_onnx_conv_transpose_ort(&X, &W, -1, ap, NULL, 1, NULL, NULL, NULL,
+                                                      NULL, &s, &q));
+        expect_dims(q, pad_before, 0, 0);
+        expect_dims(q, pad_after, 0, 0);
+        expect_out(q, 11, 11);
+        /* output_shape given: both follow it */
+        expect_ok(convnd_bind_onnx_conv_transpose_ort(&X, &W, -1, ap, NULL, 1, NULL, NULL, &os,
+                                                      NULL, &s, &q));
+        expect_out(q, 12, 12);
+        /* a kernel not below the stride: the same problem from both */
+        expect_ok(convnd_bind_onnx_conv_transpose(&X1, &W1, -1, ap, NULL, 1, NULL, NULL, NULL, NULL,
+                                                  &s1, &p));
+        expect_ok(convnd_bind_onnx_conv_transpose_ort(&X1, &W1, -1, ap, NULL, 1, NULL, NULL, NULL,
+                                                      NULL, &s1, &q));
+        cr_expect(memcmp(&p, &q, sizeof p) == 0, "SAME_%s, E >= S: the bindings differ",
+                  lower ? "LOWER" : "UPPER");
+    }
+    /* explicit pads: the spec's rule in both */
+    const convnd_pads pads = {4, {1, 0, 0, 1}};
+    expect_ok(convnd_bind_onnx_conv_transpose(&X, &W, -1, CONVND_ONNX_NOTSET, NULL, 1, NULL, NULL,
+                                              NULL, &pads, &s, &p));
+    expect_ok(convnd_bind_onnx_conv_transpose_ort(&X, &W, -1, CONVND_ONNX_NOTSET, NULL, 1, NULL,
+                                                  NULL, NULL, &pads, &s, &q));
+    cr_expect(memcmp(&p, &q, sizeof p) == 0);
+}
+
 Test(bind_onnx, conv_transpose_rejections) {
     convnd_problem p;
     const convnd_shape X = SH(1, 4, 5, 5), W = SH(4, 3, 3, 3), X5 = SH(1, 5, 5, 5);

@@ -30,9 +30,14 @@ def _ints(attrs, name):
     return None if value is None else [int(v) for v in value]
 
 
-def run(op_type, inputs, attrs=None):
+def run(op_type, inputs, attrs=None, *, onnxruntime_same=False):
     """Runs one ONNX node: op_type one of OPS, inputs in the operator's order (None for an
-    absent optional one), attrs {name: value}. Returns the outputs as a list of tensors."""
+    absent optional one), attrs {name: value}. Returns the outputs as a list of tensors.
+
+    The ONNX specification decides everywhere (docs/api.md, "Where ONNX's implementations
+    disagree"); onnxruntime_same=True gives onnxruntime's ConvTranspose instead where the two
+    differ: auto_pad SAME_* with a kernel extent below the stride, whose negative total padding
+    onnxruntime takes as 0 (an output of S(I-1)+output_padding+E, not I*S)."""
     from . import _C
     from ._ops import conv_nd
 
@@ -56,7 +61,8 @@ def run(op_type, inputs, attrs=None):
                               _text(attrs.get("auto_pad", "NOTSET")), _ints(attrs, "dilations"),
                               int(attrs.get("group", 1)), _ints(attrs, "kernel_shape"),
                               _ints(attrs, "pads"), _ints(attrs, "strides"),
-                              _ints(attrs, "output_padding"), _ints(attrs, "output_shape"))
+                              _ints(attrs, "output_padding"), _ints(attrs, "output_shape"),
+                              bool(onnxruntime_same))
     return [conv_nd(x, w, b, stride=g["stride"], dilation=g["dilation"],
                     padding_before=g["padding_before"], padding_after=g["padding_after"],
                     groups=g["groups"], mode=g["mode"])]

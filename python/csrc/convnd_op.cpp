@@ -1157,7 +1157,8 @@ py::dict onnx_conv_geometry(bool transposed, const std::vector<int64_t> &x_shape
                             const std::optional<std::vector<int64_t>> &pads,
                             const std::optional<std::vector<int64_t>> &strides,
                             const std::optional<std::vector<int64_t>> &output_padding,
-                            const std::optional<std::vector<int64_t>> &output_shape) {
+                            const std::optional<std::vector<int64_t>> &output_shape,
+                            bool onnxruntime_same) {
     const convnd_shape X = shape_of_list(x_shape, "X"), W = shape_of_list(w_shape, "W");
     const convnd_onnx_auto_pad ap = auto_pad_of(auto_pad);
     convnd_ints d{}, k{}, s{}, op{}, os{};
@@ -1176,11 +1177,11 @@ py::dict onnx_conv_geometry(bool transposed, const std::vector<int64_t> &x_shape
     convnd_problem p;
     const convnd_status st =
         transposed
-            ? convnd_bind_onnx_conv_transpose(&X, &W, bias_len, ap, dilations ? &d : nullptr,
-                                              group, kernel_shape ? &k : nullptr,
-                                              output_padding ? &op : nullptr,
-                                              output_shape ? &os : nullptr, pads ? &pd : nullptr,
-                                              strides ? &s : nullptr, &p)
+            ? (onnxruntime_same ? convnd_bind_onnx_conv_transpose_ort
+                                : convnd_bind_onnx_conv_transpose)(
+                  &X, &W, bias_len, ap, dilations ? &d : nullptr, group,
+                  kernel_shape ? &k : nullptr, output_padding ? &op : nullptr,
+                  output_shape ? &os : nullptr, pads ? &pd : nullptr, strides ? &s : nullptr, &p)
             : convnd_bind_onnx_conv(&X, &W, bias_len, ap, dilations ? &d : nullptr, group,
                                     kernel_shape ? &k : nullptr, pads ? &pd : nullptr,
                                     strides ? &s : nullptr, &p);
@@ -1228,7 +1229,8 @@ std::tuple<at::Tensor, at::Tensor> onnx_causal_conv_with_state(
     check(convnd_bind_onnx_causal_conv_with_state(&X, &W, bias_len, past_state ? &S : nullptr,
                                                   activation.c_str(), elem_type(input), &p),
           "ONNX CausalConvWithState");
-    for (const auto &t : {weight, bias ? *bias : at::Tensor(), past_state ? *past_state : at::Tensor()})
+    for (const auto &t :
+         {weight, bias ? *bias : at::Tensor(), past_state ? *past_state : at::Tensor()})
         TORCH_CHECK_VALUE(!t.defined() || (t.scalar_type() == input.scalar_type() &&
                                            t.device() == input.device()),
                           "convnd.onnx: CausalConvWithState's tensors must share input's dtype ",
