@@ -40,3 +40,19 @@ def assert_close_to_reference(got, ref, ref_abs, reduction, dtype):
     worst = (err / bound).max().item() if err.numel() else 0.0
     assert worst <= 1.0, (f"error {err.max().item():.3e} exceeds the {dtype} bound by x{worst:.2f} "
                           f"(reduction {reduction}; CONVND_TEST_SEED={SEED})")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The count of ONNX's own node cases that ran through convnd (test_onnx_conformance.py),
+    printed even under -q: CI reports it."""
+    ran = {}
+    for outcome in ("passed", "failed", "error"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if "test_onnx_conformance.py::test_shipped_case[" in getattr(report, "nodeid", "") \
+                    and report.when == "call":
+                ran[outcome] = ran.get(outcome, 0) + 1
+    if ran:
+        total = sum(ran.values())
+        terminalreporter.write_line(
+            f"ONNX node cases (Conv, ConvTranspose, CausalConvWithState) through convnd: "
+            f"{ran.get('passed', 0)} of {total} passed")
