@@ -14,7 +14,7 @@
 
 static void usage(FILE *f) {
     fprintf(f, "usage: convnd-selftest [options]\n"
-               "  --quick          one case per configuration (about 10 s on a GPU)\n"
+               "  --quick          one case per configuration\n"
                "  --full           every case each configuration supports\n"
                "                   (default: one case per mode x dtype x layout x view class)\n"
                "  --only LIST      only these schedules or schedule:configs (comma-separated)\n"
