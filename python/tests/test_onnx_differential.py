@@ -38,6 +38,13 @@ def _model(op, x_shape, w_shape, attrs):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
 
 
+def _inputs(x_shape, w_shape, seed):
+    """Seeded f32 X and W of these shapes."""
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(x_shape).astype(np.float32),
+            rng.standard_normal(w_shape).astype(np.float32))
+
+
 def _onnxruntime(model, x, w):
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return session.run(None, {"X": x, "W": w})[0]
@@ -112,8 +119,7 @@ def test_random_nodes_agree_with_onnxruntime():
     agreed = below_stride = 0
     for i in range(150):
         op, xs, ws, attrs = _random_node(rng)
-        x = np.random.default_rng((SEED, i, 0)).standard_normal(xs).astype(np.float32)
-        w = np.random.default_rng((SEED, i, 1)).standard_normal(ws).astype(np.float32)
+        x, w = _inputs(xs, ws, (SEED, i))
         what = f"node {i}: {op} X{xs} W{ws} {attrs} (CONVND_TEST_SEED={SEED})"
         try:
             want = _onnxruntime(_model(op, xs, ws, attrs), x, w)
@@ -134,8 +140,7 @@ def test_random_nodes_agree_with_onnxruntime():
 def test_a_output_shape_with_output_padding_follows_the_spec():
     attrs = {"strides": [2, 2], "output_shape": [6, 6], "output_padding": [1, 1]}
     xs, ws = [1, 1, 3, 3], [1, 1, 3, 3]
-    x = np.random.default_rng(1).standard_normal(xs).astype(np.float32)
-    w = np.random.default_rng(2).standard_normal(ws).astype(np.float32)
+    x, w = _inputs(xs, ws, 1)
     model = _model("ConvTranspose", xs, ws, attrs)
     got = _convnd("ConvTranspose", x, w, attrs)
     assert got.shape == (1, 1, 6, 6) and _close(got, _onnxruntime(model, x, w))
@@ -151,8 +156,7 @@ def test_a_output_shape_with_output_padding_follows_the_spec():
 def test_b_same_with_a_kernel_below_the_stride(auto_pad):
     attrs = {"strides": [3, 3], "auto_pad": auto_pad}
     xs, ws = [1, 2, 4, 4], [2, 3, 2, 2]
-    x = np.random.default_rng(3).standard_normal(xs).astype(np.float32)
-    w = np.random.default_rng(4).standard_normal(ws).astype(np.float32)
+    x, w = _inputs(xs, ws, 3)
     model = _model("ConvTranspose", xs, ws, attrs)
     spec = _convnd("ConvTranspose", x, w, attrs)
     assert spec.shape == (1, 3, 12, 12) and _close(spec, _reference(model, x, w))
@@ -164,8 +168,7 @@ def test_b_same_with_a_kernel_below_the_stride(auto_pad):
 def test_c_what_onnxruntime_refuses_convnd_runs():
     xs, ws = [1, 2, 7, 7], [3, 2, 3, 3]
     attrs = {"dilations": [2, 2], "auto_pad": "SAME_UPPER"}
-    x = np.random.default_rng(5).standard_normal(xs).astype(np.float32)
-    w = np.random.default_rng(6).standard_normal(ws).astype(np.float32)
+    x, w = _inputs(xs, ws, 5)
     model = _model("Conv", xs, ws, attrs)
     with pytest.raises(Exception, match="Dilation not supported"):
         _onnxruntime(model, x, w)
@@ -174,8 +177,7 @@ def test_c_what_onnxruntime_refuses_convnd_runs():
 
     xs, ws = [1, 2, 4, 4], [2, 3, 3, 3]
     attrs = {"strides": [2, 2], "output_padding": [2, 2]}
-    x = np.random.default_rng(7).standard_normal(xs).astype(np.float32)
-    w = np.random.default_rng(8).standard_normal(ws).astype(np.float32)
+    x, w = _inputs(xs, ws, 7)
     with pytest.raises(Exception, match="output_padding"):
         _onnxruntime(_model("ConvTranspose", xs, ws, attrs), x, w)
     got = _convnd("ConvTranspose", x, w, attrs)
