@@ -191,8 +191,12 @@ static int parse_entry(char *text, errata_entry *e, int *is_entry, line_parse *l
         convnd_clear_error();
         return 0;
     }
-    static const char *const layout_names[] = {"channels-first", "channels-last"};
-    static const char *const mode_names[] = {"forward", "transposed", "wgrad"};
+    /* the names problems print with (core/text_format.c) */
+    const char *const layout_names[] = {convnd_layout_name(CONVND_CHANNELS_FIRST),
+                                        convnd_layout_name(CONVND_CHANNELS_LAST)};
+    const char *const mode_names[] = {convnd_mode_name(CONVND_FORWARD),
+                                      convnd_mode_name(CONVND_TRANSPOSED),
+                                      convnd_mode_name(CONVND_WGRAD)};
     while (next_token(&at, tok, sizeof tok, &comment, lp)) {
         char *eq = strchr(tok, '=');
         if (!eq || eq == tok) return bad(lp, "'%s': expected key=value", tok);

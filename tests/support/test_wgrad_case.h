@@ -43,8 +43,10 @@ convnd_status test_wgrad_launch(test_wgrad_case *c, const char *spec, test_wgrad
 int test_wgrad_bit_identical(test_wgrad_case *c, const char *spec, test_wgrad_launcher launcher,
                              char *msg, size_t msg_len);
 int test_wgrad_check(const test_wgrad_case *c, char *msg, size_t msg_len);
-/* The largest |dw - exact| / tolerance of the last run (INFINITY: unwritten or not finite). */
-double test_wgrad_worst(const test_wgrad_case *c);
+/* The largest |dw - exact| / tolerance of the last run; with other (a host copy of another run's
+ * dw) the largest |dw - other| / (the sum of both tolerances, 2x the bound), as test_case_worst.
+ * INFINITY when an element is not finite. */
+double test_wgrad_worst(const test_wgrad_case *c, const void *other);
 
 /* The problems the determinism check runs on: a long depthwise causal 1-D reduction (few dw
  * elements, many partials each) and a strided dense 2-D one. */
