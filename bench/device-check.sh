@@ -119,7 +119,7 @@ fi
 # Seconds the build did not take go to the suite and the benchmark.
 more=0
 [ "$built_by" != "built here" ] && more=100
-# cuobjdump: the toolkit's, else the copy kernels/static_check.py installs from PyPI
+# cuobjdump: the toolkit's, else the copy tools/static_check.py installs from PyPI
 cuobjdump=$(command -v cuobjdump || ls "${XDG_CACHE_HOME:-$HOME/.cache}"/convnd-static-check/*/nvidia/cu13/bin/cuobjdump 2>/dev/null | head -1)
 lib=$build/libconvnd.a
 [ -f "$lib" ] || lib=$build/libconvnd.so.0

@@ -1,4 +1,4 @@
-/* The materialized zero-pad copy (kernels/pad_copy.cu) as the benchmark's peers use it: what a
+/* The materialized zero-pad copy (families/im2col/pad_copy.cu) as the benchmark's peers use it: what a
  * framework does when its convolution cannot express the padding. */
 #ifndef CONVND_BENCH_MATERIALIZED_PAD_H
 #define CONVND_BENCH_MATERIALIZED_PAD_H

@@ -1,5 +1,5 @@
 /* The launch ABI of the stateful causal conv1d kernels (SPEC §13): what core/causal_validate.c
- * builds from a validated call and kernels/causal_conv1d.cu reads. Plain C. */
+ * builds from a validated call and families/causal_conv1d/causal_conv1d.cu reads. Plain C. */
 #ifndef CONVND_CAUSAL_PARAMS_H
 #define CONVND_CAUSAL_PARAMS_H
 

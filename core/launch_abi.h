@@ -1,5 +1,5 @@
 /* The launch ABI: what a schedule's host side hands a kernel launcher. Plain C, read by the host
- * (schedules/) and by every kernels/NAME.cu; the problem model's only face kernels see. */
+ * (schedules/) and by every families/FAMILY/NAME.cu; the problem model's only face kernels see. */
 #ifndef CONVND_LAUNCH_ABI_H
 #define CONVND_LAUNCH_ABI_H
 
@@ -32,7 +32,7 @@ typedef struct convnd_launch_args {
 }
 #endif
 
-/* Kernel launchers live in kernels/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and with
+/* Kernel launchers live in families/FAMILY/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and with
  * the host C++ compiler for the emulated device (convnd_emu_NAME). A schedule's host file
  * declares the ones it calls with CONVND_KERNEL(NAME) (schedules/schedule.h); no list of them is
  * kept anywhere else. */
@@ -41,7 +41,7 @@ typedef struct convnd_launch_args {
     convnd_status convnd_gpu_##name(const convnd_launch_args *a)
 
 #ifdef __cplusplus
-/* kernels/NAME.cu: `CONVND_DEFINE_LAUNCHER(NAME) { ... }` defines this build's launcher
+/* families/FAMILY/NAME.cu: `CONVND_DEFINE_LAUNCHER(NAME) { ... }` defines this build's launcher
  * (CONVND_LAUNCHER(NAME): convnd_gpu_NAME or convnd_emu_NAME), declared first with the ABI the
  * host calls, so the compiler checks the definition against it. */
 #define CONVND_DEFINE_LAUNCHER(name)                                                               \

@@ -99,7 +99,7 @@ static convnd_status resolve_view(const view_tensor *t, int64_t elem_bytes, int6
 }
 
 /* 1 when strides address the tensor exactly as its packed layout does (sizes-1 dims aside). */
-static int32_t is_packed(const view_tensor *t, const int64_t *strides) {
+static int32_t view_is_packed(const view_tensor *t, const int64_t *strides) {
     int64_t packed[CONVND_MAX_RANK];
     convnd_layout_strides(t->shape, t->rank, t->layout, packed);
     for (int32_t i = 0; i < t->rank; ++i)
@@ -149,8 +149,8 @@ convnd_status convnd_check_views(const convnd_problem *p, convnd_problem_sizes *
     if ((st = resolve_view(&x, s->elem_bytes, s->xs, &s->x_span)) ||
         (st = resolve_view(&y, s->elem_bytes, s->ys, &s->y_span)))
         return st;
-    s->strided = (is_packed(&x, s->xs) ? 0 : CONVND_STRIDED_X) |
-                 (is_packed(&y, s->ys) ? 0 : CONVND_STRIDED_Y);
+    s->strided = (view_is_packed(&x, s->xs) ? 0 : CONVND_STRIDED_X) |
+                 (view_is_packed(&y, s->ys) ? 0 : CONVND_STRIDED_Y);
     memcpy(s->zs, s->ys, sizeof s->zs);
     s->z_span = 0;
     if (!p->has_z) return CONVND_OK;

@@ -1,5 +1,5 @@
 /* The emulated CUDA device: the interface between the portability layer's emulation half
- * (kernels/portability.cuh with CONVND_EMU=1, compiled into every kernel) and the emulator core
+ * (primitives/portability.cuh with CONVND_EMU=1, compiled into every kernel) and the emulator core
  * (device/emu_*.c).
  *
  * Model: a launch runs its grid on host worker threads, one block at a time per worker. The

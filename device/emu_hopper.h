@@ -2,7 +2,7 @@
  * (sections cited in device/README.md, "Hopper primitives"): mbarrier, named barriers,
  * elect.sync, setmaxnreg, wgmma (matrix descriptors, deferred completion), TMA (tensor maps,
  * tiled / im2col loads, stores with bulk groups) and fence.proxy.async. Kernels reach them through
- * kernels/hopper_*.cuh, which maps the same names onto PTX on the GPU.
+ * primitives/hopper_*.cuh, which maps the same names onto PTX on the GPU.
  *
  * Blocking model: a thread that waits (mbarrier try_wait, bar.sync, a warpgroup rendezvous)
  * yields with state CONVND_EMU_AT_WAIT. Asynchronous copies (TMA loads) are performed as late as

@@ -1,4 +1,4 @@
-/* The emulated device's ldmatrix and mma.sync (see kernels/mma_sync.cuh for the interface and the
+/* The emulated device's ldmatrix and mma.sync (see primitives/mma_sync.cuh for the interface and the
  * PTX ISA fragment tables they implement). Each is warp-collective like on a GPU: the last lane to
  * arrive does the whole warp's work from every lane's registers or row address, so a call from
  * part of a warp is reported, as is an ldmatrix row address outside the block's shared memory or

@@ -11,7 +11,7 @@
 /* g++ does not know nvcc's `#pragma unroll`. */
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 
-/* A test may build a kernel a third time, with a planted bug (kernels/planted_bugs.h), under
+/* A test may build a kernel a third time, with a planted bug (primitives/planted_bugs.h), under
  * its own namespace and launcher names. */
 #ifndef CONVND_NS
 #define CONVND_NS convnd_emu

@@ -1,4 +1,4 @@
-/* The emulated device's stmatrix (see kernels/stmatrix.cuh for the interface and the PTX ISA
+/* The emulated device's stmatrix (see primitives/stmatrix.cuh for the interface and the PTX ISA
  * layout it implements): warp-collective like ldmatrix, the inverse of its table, with the same
  * checks (all 32 lanes; each addressed row in the block's shared memory, 16-byte aligned). The
  * last lane to arrive writes the whole warp's rows. */

@@ -1,6 +1,6 @@
 /* The schedule registry: every schedule's entry and lookups by name.
  *
- * Adding a schedule: its kernel file (kernels/NAME.cu, CONVND_DEFINE_LAUNCHER), its host file
+ * Adding a schedule: its kernel file (families/FAMILY/NAME.cu, CONVND_DEFINE_LAUNCHER), its host file
  * (schedules/NAME.c: CONVND_KERNEL(NAME) and `const convnd_schedule convnd_schedule_NAME`) and
  * one line in CONVND_SCHEDULES below at its planner priority. Dispatch, the planner, the
  * benchmark, the README's table and the forced-schedule tests all pick it up from the table. */

@@ -42,7 +42,7 @@ enum {
                                       epilogue reads z at y's offset) */
 };
 
-/* A kernel this host file launches (kernels/NAME.cu): declares both builds and defines the
+/* A kernel this host file launches (families/FAMILY/NAME.cu): declares both builds and defines the
  * launcher NAME_kernel, launched with CONVND_LAUNCH(&NAME_kernel, a) (core/launch_abi.h). */
 #define CONVND_KERNEL(name)                                                                        \
     CONVND_DECLARE_LAUNCHER(name);                                                                 \

@@ -1,4 +1,4 @@
-/* Kernels that check the tensor-core primitives of kernels/mma_sync.cuh against the PTX ISA's
+/* Kernels that check the tensor-core primitives of primitives/mma_sync.cuh against the PTX ISA's
  * fragment tables. They use only the portability layer, so the same source runs on the emulated
  * device (tests/test_emu_mma_sync.cpp) and compiles with nvcc for a GPU: a GPU run checks the
  * tables the emulator implements against the hardware. Every kernel is one warp. */

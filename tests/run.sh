@@ -10,7 +10,7 @@ bash tests/install_deps.sh
 export CONVND_ERRATA=${CONVND_ERRATA:-off}
 
 # With a GPU the kernels are built for it and the suite runs there; without one the suite runs
-# on the emulated device, and the sm_90 build is checked by kernels/static_check.py instead.
+# on the emulated device, and the sm_90 build is checked by tools/static_check.py instead.
 cuda=OFF
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then cuda=ON; fi
 build=${CONVND_BUILD_DIR:-build}

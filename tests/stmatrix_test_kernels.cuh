@@ -1,4 +1,4 @@
-/* Kernels that check stmatrix (kernels/stmatrix.cuh) against the PTX ISA's layout table. Like
+/* Kernels that check stmatrix (primitives/stmatrix.cuh) against the PTX ISA's layout table. Like
  * mma_sync_test_kernels.cuh they use only the portability layer, so the same source runs on the
  * emulated device (tests/test_emu_stmatrix.cpp) and compiles with nvcc for an sm_90 GPU. One warp
  * each. */

@@ -1,6 +1,6 @@
 /* mbarrier, named barriers, elect.sync and setmaxnreg on the emulated device, against the PTX
  * ISA's rules (device/README.md, "Hopper primitives"). Kernels written with the portable names
- * (kernels/hopper_primitives.cuh), so they are GPU kernels too: less the misuse, the same checks
+ * (primitives/hopper_primitives.cuh), so they are GPU kernels too: less the misuse, the same checks
  * run on a GPU in convnd_gpu_conformance (tests/gpu/). Every test runs in two thread orders. */
 #ifndef CONVND_CONFORMANCE_GPU /* tests/gpu/ builds this file for a GPU */
 #define CONVND_EMU 1

@@ -1,5 +1,5 @@
-/* The tensor-core stage tiles' XOR swizzle (kernels/smem_tile.cuh) as the kernels index it, for
- * every tensor-core configuration (kernels/igemm_configs.h) of the forward (igemm_tc_mma, B
+/* The tensor-core stage tiles' XOR swizzle (primitives/smem_tile.cuh) as the kernels index it, for
+ * every tensor-core configuration (families/igemm/igemm_configs.h) of the forward (igemm_tc_mma, B
  * n-major) and transposed (convT_tc_mma_kmajor, B k-major) GEMMs, f16 and TF32:
  *   - the layout is a permutation of the tile (no two elements share a slot, none outside it);
  *   - every ldmatrix phase the math issues (8 lanes' row addresses, from the math policy's own

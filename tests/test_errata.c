@@ -194,7 +194,7 @@ Test(errata, only_matching_lines_apply) {
 convnd_status convnd_planted_prefetch_igemm_simt(const convnd_launch_args *a);
 convnd_status convnd_planted_none_igemm_simt(const convnd_launch_args *a);
 
-/* The planted build is igemm_simt:64x64x8_s3's tile (tests/planted/planted_igemm.inc). */
+/* The planted build is igemm_simt:64x64x8_s3's tile (families/igemm/planted/planted_igemm.inc). */
 static const char *const planted_spec = "igemm_simt:64x64x8_s3";
 
 typedef struct planted_ctx {

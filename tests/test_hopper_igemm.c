@@ -3,7 +3,7 @@
  *   - both configurations over its whole domain (1/2/3-D, stride, dilation, asymmetric padding,
  *     tails in M, N and K, several tiles per persistent block, every epilogue variant, z == y)
  *     in f16, bf16 and f32 with TF32, against the CPU reference in every thread order;
- *   - the transposed mode (one launch per output phase, kernels/convT_phase.h) over its domain:
+ *   - the transposed mode (one launch per output phase, families/igemm/convT_phase.h) over its domain:
  *     stride 1, 2 and 3, dilation (also sharing a factor with the stride), asymmetric and
  *     negative padding (output_padding), phases no tap reaches (epilogue only), tails in M, N
  *     and K, several tiles per phase, every epilogue variant, z == y, in f16 and bf16 (TF32 is

@@ -5,7 +5,7 @@
  *     reference, each case in every thread order;
  *   - misaligned base pointers, which must drop to the gather path and stay correct;
  *   - supports() refusals with their reasons;
- *   - the planner's choices of the heuristic table (schedules/igemm.c). */
+ *   - the planner's choices of the heuristic table (families/igemm/igemm.c). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The emulated device's race exposure, proven on planted bugs: test-only builds of the implicit
- * GEMM (tests/planted/, kernels/planted_bugs.h) with a barrier moved below the prefetch and with
+ * GEMM (tests/planted/, primitives/planted_bugs.h) with a barrier moved below the prefetch and with
  * the barrier before the C-tile store removed. On the CUDA-core (SIMT) configuration threads run
  * alone between barriers, so forward or reverse order shows both once copies may land at issue
  * (CONVND_EMU_COPIES_EARLY). On the tensor-core configuration the warp-wide matrix operations

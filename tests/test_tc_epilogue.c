@@ -1,4 +1,4 @@
-/* The tensor-core register epilogue (kernels/tc_epilogue.cuh) of igemm_tc and convT_tc, on every
+/* The tensor-core register epilogue (families/igemm/tc_epilogue.cuh) of igemm_tc and convT_tc, on every
  * configuration: every activation (a template parameter there) x every dtype the schedules run
  * (f16, bf16, f32 with TF32) x y's layouts, against the CPU reference in every thread order:
  *   - channels-last y, packed: every 8-channel run is 16-byte aligned, stored with 16-byte

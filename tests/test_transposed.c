@@ -277,7 +277,7 @@ Test(transposed, forced_unsupported_is_an_error) {
                              "bytes of shared memory per block for dtype=f32");
 }
 
-/* ---- the planner's table (schedules/convT.c) -------------------------------------------- */
+/* ---- the planner's table (families/igemm/convT.c) -------------------------------------------- */
 
 Test(transposed, planner_routes_transposed_problems) {
     /* the decoder layers: big tiles on tensor cores */

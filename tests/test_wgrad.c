@@ -125,7 +125,7 @@ ParameterizedTest(test_schedule_config *sc, wgrad, forced_schedule_table) {
 }
 
 /* Split-K's partials are summed in a fixed order: the same bits every run and every order (the
- * check that catches tests/planted/planted_wgrad_arrival_order.cpp). */
+ * check that catches families/wgrad/planted/planted_wgrad_arrival_order.cpp). */
 Test(wgrad, splitk_bit_identical_across_runs_and_orders) {
     const char *specs[] = {"wgrad_splitk:k8",
                            "wgrad_splitk:k32",

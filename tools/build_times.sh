@@ -6,7 +6,7 @@
 #
 # KIND: plain (tests/run.sh's emulated build), sanitize (tests/run_sanitized.sh's ASan/UBSan
 # build), fuzz (tests/fuzz/run.sh's clang build), gpu (the CUDA build for sm_90, as
-# bench/device-check.sh makes it), static (kernels/static_check.py's own nvcc runs). DIR defaults
+# bench/device-check.sh makes it), static (tools/static_check.py's own nvcc runs). DIR defaults
 # to build-times-KIND and is emptied first. A CMake build is configured with
 # -DCONVND_TIME_UNITS=ON: each compile goes through tools/time_unit.sh, which appends
 # "seconds<TAB>object" to DIR/unit_times.tsv. Seconds are wall time of one compiler process with
@@ -54,7 +54,7 @@ gpu)
     -DCMAKE_CUDA_ARCHITECTURES=90 -DCONVND_TIME_UNITS=ON >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null ;;
 static)
-  CONVND_UNIT_TIMES=$log python3 kernels/static_check.py --jobs "$jobs" >"$dir/static_check.txt" ;;
+  CONVND_UNIT_TIMES=$log python3 tools/static_check.py --jobs "$jobs" >"$dir/static_check.txt" ;;
 *)
   echo "build_times: unknown KIND $kind (plain, sanitize, fuzz, gpu, static)" >&2
   exit 2 ;;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A compiler launcher for the kernel objects of a CUDA build (kernels/CMakeLists.txt): runs
+# A compiler launcher for the kernel objects of a CUDA build (families/CMakeLists.txt): runs
 # `ptxas_report.sh compiler args... -o OBJ ...` and keeps what the compiler printed (the kernels
 # are compiled with -Xptxas -v: registers, stack, spills, shared memory per kernel) in
-# OBJ.ptxas.log beside the object, so that kernels/static_check.py --from-build reads the build's
+# OBJ.ptxas.log beside the object, so that tools/static_check.py --from-build reads the build's
 # own objects instead of compiling the kernels again. Printed to stderr too when the compile fails.
 out=
 prev=

@@ -88,7 +88,8 @@ std::vector<int64_t> channels_last_order(int64_t rank) {
     return order;
 }
 
-bool is_packed(const at::Tensor &t, convnd_layout layout) {
+// Whether torch calls t contiguous in layout's memory order (sizes-1 dims aside).
+bool tensor_is_contiguous_in(const at::Tensor &t, convnd_layout layout) {
     return layout == CONVND_CHANNELS_FIRST
                ? t.is_contiguous()
                : t.permute(channels_last_order(t.dim())).is_contiguous();
@@ -118,7 +119,7 @@ convnd_layout layout_of(at::Tensor &t) {
     if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
     if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     if (t.is_contiguous()) return CONVND_CHANNELS_FIRST;
-    if (is_packed(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
+    if (tensor_is_contiguous_in(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     t = t.contiguous();
     return CONVND_CHANNELS_FIRST;
 }
@@ -131,7 +132,7 @@ convnd_layout view_layout_of(const at::Tensor &t) {
     if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
     if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     if (t.is_contiguous()) return CONVND_CHANNELS_FIRST;
-    if (is_packed(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
+    if (tensor_is_contiguous_in(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     for (int64_t d = 2; d < t.dim(); ++d)
         if (t.size(d) > 1 && t.sym_stride(d) <= t.sym_stride(1)) return CONVND_CHANNELS_FIRST;
     return t.size(1) > 1 ? CONVND_CHANNELS_LAST : CONVND_CHANNELS_FIRST;
@@ -141,7 +142,7 @@ convnd_layout view_layout_of(const at::Tensor &t) {
 // bounded by what its storage holds from x's first element.
 convnd_layout x_layout_and_view(const at::Tensor &t, convnd_view *view) {
     const convnd_layout layout = view_layout_of(t);
-    if (has_packed_strides(t, layout) || is_packed(t, layout)) return layout;
+    if (has_packed_strides(t, layout) || tensor_is_contiguous_in(t, layout)) return layout;
     view->custom = 1;
     for (int64_t d = 0; d < t.dim(); ++d)
         view->strides[d] = t.stride(d);
@@ -245,7 +246,7 @@ Call make_call(const at::Tensor &x_in, const at::Tensor &w_in,
     if (bias) c.bias = need_memory_layout ? bias->contiguous() : *bias;
     if (z) {
         c.z = *z;
-        if (need_memory_layout && !is_packed(*z, p.y_layout)) // z shares y's layout
+        if (need_memory_layout && !tensor_is_contiguous_in(*z, p.y_layout)) // z shares y's layout
             c.z = empty_in_layout(z->sizes(), p.y_layout, z->options()).copy_(*z);
     }
     return c;
@@ -370,7 +371,7 @@ at::Tensor wgrad_z(const std::optional<at::Tensor> &z, c10::IntArrayRef weight_s
                       " but x has dtype ", x.scalar_type());
     TORCH_CHECK_VALUE(z->device() == x.device(), "convnd: z is on ", z->device(), " but x is on ",
                       x.device());
-    if (is_packed(*z, w_layout)) return *z; // z shares dw's layout
+    if (tensor_is_contiguous_in(*z, w_layout)) return *z; // z shares dw's layout
     return empty_in_layout(z->sizes(), w_layout, z->options()).copy_(*z);
 }
 

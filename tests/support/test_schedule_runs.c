@@ -31,7 +31,7 @@ convnd_conv_params test_params_of(const convnd_problem *p) {
     return params;
 }
 
-/* kernels/igemm_limits.cu: whether this build has tensor-core configuration `config`. */
+/* families/igemm/igemm_limits.cu: whether this build has tensor-core configuration `config`. */
 int convnd_gemm_tc_built(int32_t config);
 
 /* 1 when spec is "igemm_tc:NAME" or "convT_tc:NAME" and this build left NAME out. */
@@ -95,7 +95,7 @@ static const test_numerics simt_numerics[] = {
     {CONVND_F32, CONVND_MATH_ALLOW_TF32},
 };
 
-/* kernels/igemm_limits.cu */
+/* families/igemm/igemm_limits.cu */
 size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes);
 
 const test_numerics *test_numerics_of(test_schedule_config sc, size_t *count) {

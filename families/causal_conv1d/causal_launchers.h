@@ -1,0 +1,25 @@
+/* The stateful causal conv1d's launchers (families/causal_conv1d/causal_conv1d.cu), called by
+ * families/causal_conv1d/causal_conv1d.c through CONVND_LAUNCH: their argument type is the causal launch ABI,
+ * not convnd_launch_args. */
+#ifndef CONVND_CAUSAL_LAUNCHERS_H
+#define CONVND_CAUSAL_LAUNCHERS_H
+
+#include "causal_params.h"
+#include "launch_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+convnd_status convnd_emu_causal_conv1d(const convnd_causal_launch_args *a);
+convnd_status convnd_gpu_causal_conv1d(const convnd_causal_launch_args *a);
+convnd_status convnd_emu_causal_conv1d_update(const convnd_causal_launch_args *a);
+convnd_status convnd_gpu_causal_conv1d_update(const convnd_causal_launch_args *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+CONVND_LAUNCHER_TYPE(convnd_causal_launcher, convnd_causal_launch_args);
+
+#endif

@@ -1,8 +1,0 @@
-/* A test-only build of the weight-gradient kernels (kernels/wgrad.cu) whose split-K adds its
- * partials with atomics in arrival order (kernels/planted_bugs.h): the determinism check must
- * see the result change with the thread order. Launcher: convnd_planted_arrival_wgrad_splitk. */
-#define CONVND_EMU 1
-#define CONVND_PLANTED_BUG CONVND_PLANT_WGRAD_ARRIVAL_ORDER
-#define CONVND_NS convnd_planted_arrival
-#define CONVND_LAUNCHER(name) convnd_planted_arrival_##name
-#include "wgrad.cu"
