@@ -37,7 +37,7 @@ __attribute__((noinline)) int host_loop_plan(const host_call *c, int n) {
 __attribute__((noinline)) int host_loop_conv_nd(const host_call *c, int n) {
     int bad = 0;
     for (int i = 0; i < n; ++i)
-        bad |= conv_nd(&c->plan->problem, c->x, c->w, c->bias, c->z, c->y, c->workspace,
+        bad |= conv_nd(&c->plan->resolved.problem, c->x, c->w, c->bias, c->z, c->y, c->workspace,
                        c->workspace_bytes, NULL, NULL) != CONVND_OK;
     return bad;
 }
@@ -83,15 +83,15 @@ int bench_host_overhead(const bench_problem *problems, int count, int iterations
         }
         host_call c = {.plan = plan};
         /* in wgrad mode the second operand is dy (y's shape) and the output dw (w's shape) */
-        const convnd_problem_sizes *s = &plan->sizes;
-        const int wgrad = plan->problem.mode == CONVND_WGRAD;
+        const convnd_problem_sizes *s = &plan->resolved.sizes;
+        const int wgrad = plan->resolved.problem.mode == CONVND_WGRAD;
         c.x = device_buffer((size_t)(s->x_numel * s->elem_bytes));
         c.w = device_buffer((size_t)((wgrad ? s->y_numel : s->w_numel) * s->elem_bytes));
         c.bias = device_buffer((size_t)(s->bias_numel * s->elem_bytes));
         c.y = device_buffer((size_t)((wgrad ? s->w_numel : s->y_numel) * s->elem_bytes));
         c.workspace_bytes = plan->workspace_bytes;
         c.workspace = plan->workspace_bytes ? device_buffer(plan->workspace_bytes) : NULL;
-        c.bare = (convnd_launch_args){.params = plan->params,
+        c.bare = (convnd_launch_args){.params = plan->resolved.params,
                                       .x = c.x,
                                       .w = c.w,
                                       .bias = p.has_bias ? c.bias : NULL,

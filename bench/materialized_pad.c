@@ -21,10 +21,10 @@ void bench_padded_problem(const convnd_problem *p, convnd_problem *out) {
 }
 
 convnd_status bench_pad_copy(const convnd_problem *p, const void *x, void *xpad, void *stream) {
-    convnd_problem q;
-    convnd_problem_resolve_layout(p, &q);
-    convnd_launch_args a = {.x = x, .y = xpad, .stream = stream, .device = convnd_active_device()};
-    const convnd_status s = convnd_params_from_problem(&q, &a.params);
+    convnd_resolved r;
+    const convnd_status s = convnd_resolve(p, &r);
     if (s != CONVND_OK) return s;
+    convnd_launch_args a = {
+        .x = x, .y = xpad, .params = r.params, .stream = stream, .device = convnd_active_device()};
     return CONVND_LAUNCH(&pad_copy_kernel, &a);
 }

@@ -71,6 +71,19 @@ convnd_status convnd_params_from_problem(const convnd_problem *p, convnd_conv_pa
     return convnd_params_from_sizes(p, &s, out);
 }
 
+convnd_status convnd_resolve(const convnd_problem *p, convnd_resolved *out) {
+    memset(out, 0, sizeof *out);
+    convnd_resolved r;
+    memset(&r, 0, sizeof r);
+    convnd_status st = convnd_problem_check(p, &r.sizes);
+    if (st) return st;
+    r.problem = *p;
+    r.problem.y_layout = r.sizes.y_layout; /* resolved once, here */
+    if ((st = convnd_params_from_sizes(&r.problem, &r.sizes, &r.params))) return st;
+    *out = r;
+    return CONVND_OK;
+}
+
 convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                        convnd_conv_params *out) {
     const convnd_problem_sizes s = *sizes;

@@ -56,6 +56,19 @@ static inline int32_t convnd_has_io_axis(const convnd_problem *p) {
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);
 
+/* A valid problem with everything derived from it, once: the problem with y_layout resolved
+ * (never AUTO: the SPEC's default, channels-last when x or w is), its sizes and its launch
+ * parameters. What a plan holds and every schedule question reads; nothing downstream derives
+ * them again. */
+typedef struct convnd_resolved {
+    convnd_problem problem;
+    convnd_problem_sizes sizes;
+    convnd_conv_params params;
+} convnd_resolved;
+
+/* The one validation of a call: p into *out (zeroed first; left zeroed on an error). */
+convnd_status convnd_resolve(const convnd_problem *p, convnd_resolved *out);
+
 /* convnd_tensor_describe of a problem convnd_problem_check already made `sizes` from: no second
  * validation (a plan's own queries). */
 convnd_status convnd_tensor_describe_checked(const convnd_problem *p,

@@ -23,10 +23,11 @@ convnd_status convnd_workspace_size(const convnd_problem *p, const convnd_option
     if (st != CONVND_OK) return st;
     convnd_choice cached;
     /* autotune without a cached winner: room for every candidate it will time, and its y */
-    if (convnd_wants_autotune(&plan.problem, opts, convnd_active_device()) &&
-        !convnd_autotune_lookup(&plan.problem, &plan.params, opts->autotune_cache_file, &cached)) {
-        *bytes =
-            convnd_autotune_workspace(&plan.problem, &plan.params) + y_scratch_bytes(&plan.sizes);
+    if (convnd_wants_autotune(&plan.resolved.problem, opts, convnd_active_device()) &&
+        !convnd_autotune_lookup(&plan.resolved.problem, &plan.resolved.params,
+                                opts->autotune_cache_file, &cached)) {
+        *bytes = convnd_autotune_workspace(&plan.resolved.problem, &plan.resolved.params) +
+                 y_scratch_bytes(&plan.resolved.sizes);
         return CONVND_OK;
     }
     st = convnd_plan_choose(&plan, opts, NULL);
@@ -55,15 +56,15 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     convnd_status st = convnd_plan_prepare(&plan, p);
     if (st != CONVND_OK) return st;
     const convnd_io io = {x, NULL, w, bias, z, y, NULL, NULL};
-    st = convnd_check_io(&plan.problem, &plan.sizes, &io);
+    st = convnd_check_io(&plan.resolved.problem, &plan.resolved.sizes, &io);
     if (st != CONVND_OK) return st;
 
     /* autotune: time on the caller's operands, writing only a scratch y from the workspace's
      * end (never the caller's y); without room for it, no timing */
     convnd_tune_buffers tune, *tune_on = NULL;
-    const size_t y_room = y_scratch_bytes(&plan.sizes);
-    if (convnd_wants_autotune(&plan.problem, opts, convnd_active_device()) &&
-        plan.sizes.y_numel > 0 && workspace && workspace_bytes >= y_room) {
+    const size_t y_room = y_scratch_bytes(&plan.resolved.sizes);
+    if (convnd_wants_autotune(&plan.resolved.problem, opts, convnd_active_device()) &&
+        plan.resolved.sizes.y_numel > 0 && workspace && workspace_bytes >= y_room) {
         const uintptr_t end = (uintptr_t)workspace + workspace_bytes - (y_room - Y_SCRATCH_ALIGN);
         unsigned char *y_scratch = (unsigned char *)(end / Y_SCRATCH_ALIGN * Y_SCRATCH_ALIGN);
         tune = (convnd_tune_buffers){x,

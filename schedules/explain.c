@@ -49,10 +49,10 @@ convnd_status convnd_plan_explain(const convnd_problem *p, const convnd_options 
             snprintf(name, sizeof name, "%s:%s", s->name, s->config_names[c]);
             put(&t, "%-30s ", name);
             reason[0] = '\0';
-            if (!convnd_schedule_supports_here(s, &plan.problem, &plan.params, c, reason,
-                                               sizeof reason))
+            if (!convnd_schedule_supports_here(s, &plan.resolved.problem, &plan.resolved.params, c,
+                                               reason, sizeof reason))
                 put(&t, "refuses: %s", reason);
-            else if (s->worth_routing && s->worth_routing(&plan.params, c))
+            else if (s->worth_routing && s->worth_routing(&plan.resolved.params, c))
                 put(&t, "supports, worth routing");
             else
                 put(&t, "supports, not worth routing");

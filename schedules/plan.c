@@ -11,20 +11,17 @@
 convnd_status convnd_plan_prepare(convnd_plan_t *plan, const convnd_problem *p) {
     memset(plan, 0, sizeof *plan);
     if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
-    const convnd_status st = convnd_problem_check(p, &plan->sizes);
-    if (st != CONVND_OK) return st;
-    convnd_problem_resolve_layout(p, &plan->problem);
     plan->device = convnd_active_device();
-    return convnd_params_from_sizes(&plan->problem, &plan->sizes, &plan->params);
+    return convnd_resolve(p, &plan->resolved);
 }
 
 convnd_status convnd_plan_choose(convnd_plan_t *plan, const convnd_options *opts,
                                  const convnd_tune_buffers *tune) {
-    const convnd_status st = convnd_choose(&plan->problem, &plan->params, opts, plan->device, tune,
-                                           &plan->choice, &plan->source);
+    const convnd_status st = convnd_choose(&plan->resolved.problem, &plan->resolved.params, opts,
+                                           plan->device, tune, &plan->choice, &plan->source);
     if (st != CONVND_OK) return st;
     plan->schedule = convnd_schedule_table[plan->choice.schedule];
-    plan->workspace_bytes = convnd_choice_workspace(&plan->params, plan->choice);
+    plan->workspace_bytes = convnd_choice_workspace(&plan->resolved.params, plan->choice);
     return CONVND_OK;
 }
 
@@ -42,24 +39,25 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io,
         return convnd_error(CONVND_ERR_WORKSPACE,
                             "workspace: schedule '%s:%s' needs %zu bytes, given %zu", name, config,
                             plan->workspace_bytes, workspace_bytes);
-    const convnd_status st =
-        convnd_check_workspace(&plan->problem, &plan->sizes, io, workspace, workspace_bytes);
+    const convnd_status st = convnd_check_workspace(&plan->resolved.problem, &plan->resolved.sizes,
+                                                    io, workspace, workspace_bytes);
     if (st != CONVND_OK) return st;
     /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0;
      * a state is written even when C_out == 0) */
-    if ((plan->problem.mode == CONVND_WGRAD ? plan->params.w_numel : plan->params.y_numel) == 0 &&
-        plan->params.state_numel == 0)
+    if ((plan->resolved.problem.mode == CONVND_WGRAD ? plan->resolved.params.w_numel
+                                                     : plan->resolved.params.y_numel) == 0 &&
+        plan->resolved.params.state_numel == 0)
         return CONVND_OK;
     const convnd_launch_args a = {
-        .params = plan->params,
+        .params = plan->resolved.params,
         .x = io->x,
         .w = io->w,
-        .bias = plan->problem.has_bias ? io->bias : NULL,
-        .z = plan->problem.has_z ? io->z : NULL,
+        .bias = plan->resolved.problem.has_bias ? io->bias : NULL,
+        .z = plan->resolved.problem.has_z ? io->z : NULL,
         .y = io->y,
-        .x_prefix = plan->problem.prefix_size > 0 ? io->x_prefix : NULL,
-        .x_suffix = plan->problem.suffix_size > 0 ? io->x_suffix : NULL,
-        .state = plan->problem.state_size > 0 ? io->state : NULL,
+        .x_prefix = plan->resolved.problem.prefix_size > 0 ? io->x_prefix : NULL,
+        .x_suffix = plan->resolved.problem.suffix_size > 0 ? io->x_suffix : NULL,
+        .state = plan->resolved.problem.state_size > 0 ? io->state : NULL,
         .workspace = workspace,
         .workspace_bytes = given,
         .stream = stream,
@@ -90,17 +88,17 @@ static void operand_bytes(const convnd_problem *p, const convnd_problem_sizes *s
 /* 1 when creating a plan for p with opts will time candidates. */
 static int32_t will_time(const convnd_plan_t *plan, const convnd_options *opts) {
     convnd_choice cached;
-    return convnd_wants_autotune(&plan->problem, opts, convnd_active_device()) &&
-           !convnd_autotune_lookup(&plan->problem, &plan->params, opts->autotune_cache_file,
-                                   &cached);
+    return convnd_wants_autotune(&plan->resolved.problem, opts, convnd_active_device()) &&
+           !convnd_autotune_lookup(&plan->resolved.problem, &plan->resolved.params,
+                                   opts->autotune_cache_file, &cached);
 }
 
 static size_t scratch_bytes(const convnd_plan_t *plan) {
     size_t b[5], total = 0;
-    operand_bytes(&plan->problem, &plan->sizes, b);
+    operand_bytes(&plan->resolved.problem, &plan->resolved.sizes, b);
     for (int i = 0; i < 5; ++i)
         total += round_up(b[i]);
-    return total + convnd_autotune_workspace(&plan->problem, &plan->params);
+    return total + convnd_autotune_workspace(&plan->resolved.problem, &plan->resolved.params);
 }
 
 convnd_status convnd_plan_autotune_scratch_size(const convnd_problem *p, const convnd_options *opts,
@@ -126,7 +124,7 @@ static convnd_status scratch_buffers(const convnd_plan_t *plan, const convnd_opt
     const convnd_status st = convnd_memset(opts->autotune_scratch, 0, need);
     if (st != CONVND_OK) return st;
     size_t sizes[5];
-    operand_bytes(&plan->problem, &plan->sizes, sizes);
+    operand_bytes(&plan->resolved.problem, &plan->resolved.sizes, sizes);
     unsigned char *at = opts->autotune_scratch;
     void *parts[5];
     for (int i = 0; i < 5; ++i) {
@@ -171,7 +169,7 @@ convnd_status convnd_plan_execute_io(const convnd_plan_t *plan, const convnd_io 
                                      void *workspace, size_t workspace_bytes, void *stream) {
     if (!plan || !io)
         return convnd_error(CONVND_ERR_NULL_POINTER, "%s is NULL", !plan ? "plan" : "io");
-    const convnd_status st = convnd_check_io(&plan->problem, &plan->sizes, io);
+    const convnd_status st = convnd_check_io(&plan->resolved.problem, &plan->resolved.sizes, io);
     if (st != CONVND_OK) return st;
     return convnd_plan_launch(plan, io, workspace, workspace_bytes, stream);
 }
@@ -236,7 +234,8 @@ convnd_status convnd_plan_tensor_describe(const convnd_plan_t *plan, convnd_tens
     if (!plan || !out)
         return convnd_error(CONVND_ERR_NULL_POINTER, "%s",
                             !plan ? "plan is NULL" : "tensor description is NULL");
-    return convnd_tensor_describe_checked(&plan->problem, &plan->sizes, which, out);
+    return convnd_tensor_describe_checked(&plan->resolved.problem, &plan->resolved.sizes, which,
+                                          out);
 }
 
 convnd_status convnd_plan_output_size(const convnd_plan_t *plan, int64_t out[CONVND_MAX_DIMS]) {
@@ -244,7 +243,7 @@ convnd_status convnd_plan_output_size(const convnd_plan_t *plan, int64_t out[CON
         return convnd_error(CONVND_ERR_NULL_POINTER, "%s",
                             !plan ? "plan is NULL" : "output size array is NULL");
     for (int t = 0; t < CONVND_MAX_DIMS; ++t)
-        out[t] = t < plan->problem.dims ? plan->sizes.out[t] : 0;
+        out[t] = t < plan->resolved.problem.dims ? plan->resolved.sizes.out[t] : 0;
     return CONVND_OK;
 }
 

@@ -11,9 +11,7 @@ extern "C" {
 #endif
 
 struct convnd_plan {
-    convnd_problem problem; /* y_layout resolved */
-    convnd_problem_sizes sizes;
-    convnd_conv_params params;
+    convnd_resolved resolved; /* the problem (y_layout resolved), its sizes, its launch params */
     convnd_choice choice;
     convnd_choice_source source;
     const convnd_schedule *schedule;
@@ -21,8 +19,8 @@ struct convnd_plan {
     convnd_device device;
 };
 
-/* Validates p into plan->problem (y_layout resolved), plan->sizes and plan->params: the one
- * validation of a call; every schedule question after it reuses them. Zeroes the rest. */
+/* Validates p into plan->resolved (convnd_resolve): the one validation of a call; every
+ * schedule question after it reuses it. Zeroes the rest. */
 convnd_status convnd_plan_prepare(convnd_plan_t *plan, const convnd_problem *p);
 
 /* Chooses the schedule of a prepared plan and sets its workspace. tune: buffers to time

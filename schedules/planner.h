@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Every function below takes a valid problem whose y_layout is resolved (never AUTO) and its
- * launch parameters (convnd_params_from_sizes), computed once by the plan and handed to every
+ * launch parameters (convnd_resolve), computed once by the plan and handed to every
  * schedule's supports(), worth_routing() and workspace_size(). */
 
 /* How a choice was made, for convnd_plan_describe. */

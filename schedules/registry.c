@@ -88,12 +88,6 @@ size_t convnd_schedule_table_markdown(char *buf, size_t buf_len) {
     return n;
 }
 
-void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out) {
-    *out = *p;
-    if (out->y_layout == CONVND_LAYOUT_AUTO)
-        out->y_layout = convnd_default_output_layout(p->x_layout, p->w_layout);
-}
-
 /* ---- public listing API ---------------------------------------------------------------------- */
 
 int32_t convnd_schedule_count(void) {
@@ -186,10 +180,8 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
     if (reason && reason_len) reason[0] = '\0';
     if (!schedule || !p) return convnd_refuse(reason, reason_len, "NULL schedule or problem");
     /* the public question takes any problem: validated here, once, like a plan's */
-    convnd_problem_sizes sizes;
-    convnd_conv_params params;
-    if (convnd_problem_check(p, &sizes) != CONVND_OK ||
-        convnd_params_from_sizes(p, &sizes, &params) != CONVND_OK)
+    convnd_resolved r;
+    if (convnd_resolve(p, &r) != CONVND_OK)
         return convnd_refuse(reason, reason_len, "invalid problem: %s", convnd_last_error());
     int32_t i, c;
     if (convnd_errata_refresh() != CONVND_OK || convnd_parse_spec(schedule, &i, &c) != CONVND_OK) {
@@ -197,13 +189,12 @@ int32_t convnd_schedule_supports(const char *schedule, const convnd_problem *p, 
         convnd_clear_error();
         return 0;
     }
-    convnd_problem q;
-    convnd_problem_resolve_layout(p, &q);
     /* schedules always get a real buffer, whatever the caller passed */
     char why[512] = "";
     const convnd_schedule *s = convnd_schedule_table[i];
-    if (c >= 0 ? convnd_schedule_supports_here(s, &q, &params, c, why, sizeof why)
-               : convnd_for_each_candidate(&q, &params, i, stop_at_first, NULL, why, sizeof why))
+    if (c >= 0 ? convnd_schedule_supports_here(s, &r.problem, &r.params, c, why, sizeof why)
+               : convnd_for_each_candidate(&r.problem, &r.params, i, stop_at_first, NULL, why,
+                                           sizeof why))
         return 1;
     /* any configuration would do; when none does, the first one's reason */
     return convnd_refuse(reason, reason_len, "%s", why);

@@ -58,7 +58,7 @@ convnd_status convnd_parse_spec(const char *spec, int32_t *schedule, int32_t *co
  * in planner order (only schedule only_schedule when it is >= 0), until visit returns nonzero.
  * Returns that nonzero value, or 0 when the loop ran out. The reason the first candidate
  * refused goes to first_reason when it is not NULL. p is valid with y_layout resolved; params are
- * its launch parameters (convnd_params_from_sizes), computed once by the caller. */
+ * its launch parameters (convnd_resolve), computed once by the caller. */
 typedef int32_t (*convnd_candidate_visit)(convnd_choice choice, void *ctx);
 int32_t convnd_for_each_candidate(const convnd_problem *p, const convnd_conv_params *params,
                                   int32_t only_schedule, convnd_candidate_visit visit, void *ctx,
@@ -83,10 +83,6 @@ void convnd_schedule_list_configs(const convnd_schedule *s, char *buf, size_t bu
  * fits buf_len (tests/test_docs_spec.c keeps README.md's copy equal; convnd-bench
  * --list-markdown prints it). */
 size_t convnd_schedule_table_markdown(char *buf, size_t buf_len);
-
-/* Resolves y_layout AUTO to the SPEC's default (channels-last when x or w is): what every
- * supports/worth_routing/workspace_size/launch sees. */
-void convnd_problem_resolve_layout(const convnd_problem *p, convnd_problem *out);
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,38 @@ enum {
                                       epilogue reads z at y's offset) */
 };
 
+/* The architectures schedules need, each said once: (min_sm, arch_needs), for CONVND_ARCH in an
+ * entry. The sm_80 baseline is what every CUDA-core kernel's portability layer uses. */
+#define CONVND_NEEDS_SM80                                                                          \
+    80, "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async"
+#define CONVND_NEEDS_SM80_MMA                                                                      \
+    80, "mma.sync m16n8k16 (f16/bf16) and m16n8k8 (TF32), ldmatrix, cp.async: sm_80"
+#define CONVND_NEEDS_SM90A                                                                         \
+    90, "wgmma and TMA of sm_90a; supports() also refuses GPUs other than 9.0"
+#define CONVND_NEEDS_CUBLAS_BF16 80, "cuBLAS bf16 GEMM (cublasGemmEx with CUDA_R_16BF)"
+#define CONVND_ARCH(...) CONVND_ARCH_(__VA_ARGS__)
+#define CONVND_ARCH_(sm, needs) .min_sm = (sm), .arch_needs = (needs)
+
+/* One registry entry, `const convnd_schedule convnd_schedule_NAME`, from its host file's
+ * functions PREFIX_supports, PREFIX_worth_routing and PREFIX_launch: the boilerplate written
+ * once. WORKSPACE: its workspace_size function or NULL; ARCH: a CONVND_NEEDS_*; READS: its
+ * CONVND_READS_* bits. */
+#define CONVND_SCHEDULE_ENTRY(NAME, PREFIX, SUMMARY, SOURCES, NUM_CONFIGS, CONFIG_NAMES,           \
+                              WORKSPACE, ARCH, READS)                                              \
+    const convnd_schedule convnd_schedule_##NAME = {                                               \
+        .name = #NAME,                                                                             \
+        .summary = SUMMARY,                                                                        \
+        .sources = SOURCES,                                                                        \
+        .num_configs = NUM_CONFIGS,                                                                \
+        .config_names = CONFIG_NAMES,                                                              \
+        .supports = PREFIX##_supports,                                                             \
+        .worth_routing = PREFIX##_worth_routing,                                                   \
+        .workspace_size = WORKSPACE,                                                               \
+        .launch = PREFIX##_launch,                                                                 \
+        CONVND_ARCH(ARCH),                                                                         \
+        .reads = READS,                                                                            \
+    }
+
 /* A kernel this host file launches (families/FAMILY/NAME.cu): declares both builds and defines the
  * launcher NAME_kernel, launched with CONVND_LAUNCH(&NAME_kernel, a) (core/launch_abi.h). */
 #define CONVND_KERNEL(name)                                                                        \

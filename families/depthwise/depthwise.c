@@ -1,5 +1,6 @@
 /* Registry entry of the depthwise schedule (groups = C_in, C_out = multiplier * C_in), forward,
- * 1/2/3-D, every dtype and layout, no workspace. Configurations (families/depthwise/depthwise_configs.h):
+ * 1/2/3-D, every dtype and layout, no workspace. Configurations
+ * (families/depthwise/depthwise_configs.h):
  *
  *   config   kernel                        supports
  *   -------  ----------------------------  -----------------------------------------------------
@@ -127,17 +128,8 @@ static convnd_status depthwise_launch(const convnd_launch_args *a) {
     }
 }
 
-const convnd_schedule convnd_schedule_depthwise = {
-    .name = "depthwise",
-    .summary = "groups = C_in (multiplier allowed), 1/2/3-D: channels-last vector paths, "
-               "channels-first tile + halo, streaming causal 1-D",
-    .sources = "families/depthwise/depthwise.c, families/depthwise/depthwise*.cu",
-    .num_configs = CONVND_DW_CONFIG_COUNT,
-    .config_names = depthwise_configs,
-    .supports = depthwise_supports,
-    .worth_routing = depthwise_worth_routing,
-    .workspace_size = NULL,
-    .launch = depthwise_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-};
+CONVND_SCHEDULE_ENTRY(depthwise, depthwise,
+                      "groups = C_in (multiplier allowed), 1/2/3-D: channels-last vector paths, "
+                      "channels-first tile + halo, streaming causal 1-D",
+                      "families/depthwise/depthwise.c, families/depthwise/depthwise*.cu",
+                      CONVND_DW_CONFIG_COUNT, depthwise_configs, NULL, CONVND_NEEDS_SM80, 0);

@@ -1,8 +1,8 @@
-/* Registry entry of the grouped schedule (families/depthwise/grouped.cu): forward grouped convolution
- * (groups > 1) with few channels per group, several groups per block, 1/2/3-D, every dtype and
- * layout, no workspace. Configurations (families/depthwise/grouped_configs.h) differ in the run along W
- * (R) and the output channels per thread (CO); each supports every grouped problem whose
- * staged weight row (K2 taps x C_in/groups x CO floats per slice) fits 48 KiB.
+/* Registry entry of the grouped schedule (families/depthwise/grouped.cu): forward grouped
+ * convolution (groups > 1) with few channels per group, several groups per block, 1/2/3-D, every
+ * dtype and layout, no workspace. Configurations (families/depthwise/grouped_configs.h) differ in
+ * the run along W (R) and the output channels per thread (CO); each supports every grouped problem
+ * whose staged weight row (K2 taps x C_in/groups x CO floats per slice) fits 48 KiB.
  *
  * Heuristic table (worth_routing; the schedule sits above the implicit GEMM):
  *
@@ -60,16 +60,6 @@ static convnd_status grouped_launch(const convnd_launch_args *a) {
     return CONVND_LAUNCH(&grouped_kernel, a);
 }
 
-const convnd_schedule convnd_schedule_grouped = {
-    .name = "grouped",
-    .summary = "few channels per group: several groups per block",
-    .sources = "families/depthwise/grouped.c, families/depthwise/grouped.cu",
-    .num_configs = CONVND_GROUPED_CONFIG_COUNT,
-    .config_names = grouped_configs,
-    .supports = grouped_supports,
-    .worth_routing = grouped_worth_routing,
-    .workspace_size = NULL,
-    .launch = grouped_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-};
+CONVND_SCHEDULE_ENTRY(grouped, grouped, "few channels per group: several groups per block",
+                      "families/depthwise/grouped.c, families/depthwise/grouped.cu",
+                      CONVND_GROUPED_CONFIG_COUNT, grouped_configs, NULL, CONVND_NEEDS_SM80, 0);

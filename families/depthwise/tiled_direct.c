@@ -1,7 +1,7 @@
-/* Registry entry of the tiled direct schedule (families/depthwise/tiled_direct.cu): an output tile per
- * block with the input tile + halo in shared memory; forward, 1/2/3-D, any groups, every dtype
- * and layout, no workspace. Each configuration (families/depthwise/tiled_configs.h: co4, co8, co16 output
- * channels per thread) supports every forward problem for which one input channel's stage
+/* Registry entry of the tiled direct schedule (families/depthwise/tiled_direct.cu): an output tile
+ * per block with the input tile + halo in shared memory; forward, 1/2/3-D, any groups, every dtype
+ * and layout, no workspace. Each configuration (families/depthwise/tiled_configs.h: co4, co8, co16
+ * output channels per thread) supports every forward problem for which one input channel's stage
  * (tile + halo, and its weights for the block's channels) fits 96 KiB after shrinking the
  * block; the implicit GEMM serves large kernels with many channels better anyway.
  *
@@ -54,16 +54,8 @@ static convnd_status tiled_launch(const convnd_launch_args *a) {
     return CONVND_LAUNCH(&tiled_direct_kernel, a);
 }
 
-const convnd_schedule convnd_schedule_tiled_direct = {
-    .name = "tiled_direct",
-    .summary = "small C_in (stems): output tile per block, input tile + halo in shared memory",
-    .sources = "families/depthwise/tiled_direct.c, families/depthwise/tiled_direct.cu",
-    .num_configs = CONVND_TILED_CONFIG_COUNT,
-    .config_names = tiled_configs,
-    .supports = tiled_supports,
-    .worth_routing = tiled_worth_routing,
-    .workspace_size = NULL,
-    .launch = tiled_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-};
+CONVND_SCHEDULE_ENTRY(
+    tiled_direct, tiled,
+    "small C_in (stems): output tile per block, input tile + halo in shared memory",
+    "families/depthwise/tiled_direct.c, families/depthwise/tiled_direct.cu",
+    CONVND_TILED_CONFIG_COUNT, tiled_configs, NULL, CONVND_NEEDS_SM80, 0);

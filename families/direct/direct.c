@@ -37,17 +37,7 @@ static convnd_status direct_launch(const convnd_launch_args *a) {
     return CONVND_LAUNCH(&direct_kernel, a);
 }
 
-const convnd_schedule convnd_schedule_direct = {
-    .name = "direct",
-    .summary = "the universal fallback: every valid problem of the SPEC",
-    .sources = "families/direct/direct.c, families/direct/direct.cu",
-    .num_configs = DIRECT_CONFIG_COUNT,
-    .config_names = direct_configs,
-    .supports = direct_supports,
-    .worth_routing = direct_worth_routing,
-    .workspace_size = NULL,
-    .launch = direct_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-    .reads = CONVND_READS_VIEWS | CONVND_READS_PREFIX_STATE,
-};
+CONVND_SCHEDULE_ENTRY(direct, direct, "the universal fallback: every valid problem of the SPEC",
+                      "families/direct/direct.c, families/direct/direct.cu", DIRECT_CONFIG_COUNT,
+                      direct_configs, NULL, CONVND_NEEDS_SM80,
+                      CONVND_READS_VIEWS | CONVND_READS_PREFIX_STATE);

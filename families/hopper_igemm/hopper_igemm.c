@@ -1,6 +1,6 @@
-/* Registry entry of the Hopper tier (families/hopper_igemm/hopper_igemm.cu): warp-specialized wgmma + TMA
- * implicit GEMM, forward and transposed convolution, on sm_90a (compute capability 9.0) or the
- * emulated device.
+/* Registry entry of the Hopper tier (families/hopper_igemm/hopper_igemm.cu): warp-specialized wgmma
+ * + TMA implicit GEMM, forward and transposed convolution, on sm_90a (compute capability 9.0) or
+ * the emulated device.
  *
  * Domain (each limit refused by name in supports()): groups = 1, x, w and y channels-last,
  * f16 / bf16 (forward also f32 with CONVND_MATH_ALLOW_TF32), C_in and C_out whole 16-byte rows
@@ -8,9 +8,9 @@
  *  - forward: non-negative padding, stride <= 8 (the im2col traversal stride), the im2col
  *    bounding-box corners within the tensor map's signed field of the rank (16 bits for 1-D, 8
  *    for 2-D, 5 for 3-D convolutions) and the dilated filter extent below 65536 / 256 / 32;
- *  - transposed (one forward view per output phase, families/igemm/convT_phase.h): strides and phase
- *    count within convT's limits (families/igemm/convT_limits.h: convT_tc takes misaligned pointers),
- *    and for every phase that some tap reaches, its corners (-P0', O_r - 1 - P0' - (I - 1))
+ *  - transposed (one forward view per output phase, families/igemm/convT_phase.h): strides and
+ * phase count within convT's limits (families/igemm/convT_limits.h: convT_tc takes misaligned
+ * pointers), and for every phase that some tap reaches, its corners (-P0', O_r - 1 - P0' - (I - 1))
  *    and its dilated tap extent (T - 1) * D' within the same fields. Phases no tap reaches need
  *    no map. f32 is refused: the transposed weight reaches wgmma MN-major, which .tf32 lacks.
  * Everything else stays on igemm_tc / igemm_simt / convT_tc / convT_simt.
@@ -249,9 +249,9 @@ static const convnd_gemm_family hopper_family = {
     .launch = hopper_launch,
 };
 
-CONVND_GEMM_FAMILY_SCHEDULE(hopper_igemm, hopper_family, TC, CONVND_HOPPER_COUNT, hopper_names,
-                            "the Hopper tier (sm_90a): warp-specialized implicit GEMM on TMA, an "
-                            "mbarrier ring and wgmma; forward and transposed",
-                            "families/hopper_igemm/hopper_igemm.c, families/hopper_igemm/hopper_igemm.cu", 90,
-                            "wgmma and TMA of sm_90a; supports() also refuses GPUs other than 9.0",
-                            0);
+CONVND_GEMM_FAMILY_SCHEDULE(
+    hopper_igemm, hopper_family, TC, CONVND_HOPPER_COUNT, hopper_names,
+    "the Hopper tier (sm_90a): warp-specialized implicit GEMM on TMA, an "
+    "mbarrier ring and wgmma; forward and transposed",
+    "families/hopper_igemm/hopper_igemm.c, families/hopper_igemm/hopper_igemm.cu",
+    CONVND_NEEDS_SM90A, 0);

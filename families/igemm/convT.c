@@ -1,7 +1,7 @@
 /* Registry entries of the phase-decomposed transposed convolution (families/igemm/convT_*.cu): the
  * output split into its S0*S1*S2 phases (o mod S per dimension), each an implicit GEMM over only
- * the taps that reach it (families/igemm/convT_geometry.cuh derives them), all phases in one grid, on
- * the implicit GEMM's own kernel body and tiles. No zero insertion, no multiply by a
+ * the taps that reach it (families/igemm/convT_geometry.cuh derives them), all phases in one grid,
+ * on the implicit GEMM's own kernel body and tiles. No zero insertion, no multiply by a
  * structurally-zero tap.
  *
  *   convT_tc    tensor cores (mma.sync): f16, bf16, and f32 when the caller allows TF32
@@ -17,8 +17,8 @@
  * along a dimension); anything else a per-element gather (picked at launch, not refused).
  *
  * Refused (supports() says why): forward mode; strides above 16 in a dimension or more than 64
- * phases (families/igemm/convT_limits.h: the phase tables travel in the kernel's parameters); problems
- * needing 64-bit indices; grids past 65535 groups or column blocks.
+ * phases (families/igemm/convT_limits.h: the phase tables travel in the kernel's parameters);
+ * problems needing 64-bit indices; grids past 65535 groups or column blocks.
  *
  * Heuristic table (worth_routing; the planner takes the first (schedule, config) in registry
  * order that supports the problem and is worth routing, so convT_tc's rows come first):

@@ -62,8 +62,8 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
 /* Defines the registry entry convnd_schedule_<sched>: variant V (TC or SIMT) of family f, with
  * `count` configurations named by `config_names`, its summary and sources (the README's table),
  * the compute capability it needs and why, and what it reads as views (CONVND_READS_*). */
-#define CONVND_GEMM_FAMILY_SCHEDULE(sched, f, V, count, config_names_, what, files, sm, needs,     \
-                                    reads_)                                                        \
+#define CONVND_GEMM_FAMILY_SCHEDULE(sched, f, V, count, config_names_, what, files, arch, reads_)  \
+                                                                                                   \
     static int32_t sched##_supports(const convnd_conv_params *params, int32_t config,              \
                                     char *reason, size_t reason_len) {                             \
         return f.supports(&f, CONVND_GEMM_##V, params, config, reason, reason_len);                \
@@ -87,8 +87,7 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
         .worth_routing = sched##_worth_routing,                                                    \
         .workspace_size = sched##_workspace_size,                                                  \
         .launch = sched##_launch,                                                                  \
-        .min_sm = sm,                                                                              \
-        .arch_needs = needs,                                                                       \
+        CONVND_ARCH(arch),                                                                         \
         .reads = reads_,                                                                           \
     }
 
@@ -116,13 +115,11 @@ convnd_status convnd_gemm_family_launch(const convnd_gemm_family *f, convnd_gemm
     };                                                                                             \
     CONVND_GEMM_FAMILY_SCHEDULE(                                                                   \
         prefix##_tc, prefix##_family, TC, CONVND_GEMM_TC_COUNT, convnd_gemm_tc_names, tc_what,     \
-        host ", families/igemm/" #prefix "_tc_*.cu", 80,                                           \
-        "cp.async and bf16/f16/TF32 tensor-core MMA",                                              \
+        host ", families/igemm/" #prefix "_tc_*.cu", CONVND_NEEDS_SM80_MMA,                        \
         CONVND_READS_XY_VIEWS | (reads_prefix_state ? CONVND_READS_PREFIX_STATE : 0));             \
     CONVND_GEMM_FAMILY_SCHEDULE(                                                                   \
         prefix##_simt, prefix##_family, SIMT, CONVND_GEMM_SIMT_COUNT, convnd_gemm_simt_names,      \
-        simt_what, host ", families/igemm/" #prefix "_simt.cu", 80,                                \
-        "cp.async and the sm_80 intrinsics of primitives/portability_gpu.cuh",                     \
+        simt_what, host ", families/igemm/" #prefix "_simt.cu", CONVND_NEEDS_SM80,                 \
         CONVND_READS_XY_VIEWS | (reads_prefix_state ? CONVND_READS_PREFIX_STATE : 0))
 
 #endif

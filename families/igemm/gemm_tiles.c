@@ -6,8 +6,8 @@
 #include "problem_internal.h"
 #include "refuse.h"
 
-/* families/igemm/igemm_limits.cu: a tensor-core configuration's shared memory; whether this build has
- * it. */
+/* families/igemm/igemm_limits.cu: a tensor-core configuration's shared memory; whether this build
+ * has it. */
 size_t convnd_gemm_tc_smem_bytes(int32_t config, int32_t elem_bytes);
 int convnd_gemm_tc_built(int32_t config);
 

@@ -1,11 +1,11 @@
-/* Registry entries of the implicit-GEMM schedules (families/igemm/igemm_*.cu): forward convolution as
- * a GEMM of output pixels x output channels over (tap, input channel), one GEMM per group.
+/* Registry entries of the implicit-GEMM schedules (families/igemm/igemm_*.cu): forward convolution
+ * as a GEMM of output pixels x output channels over (tap, input channel), one GEMM per group.
  *
  *   igemm_tc    tensor cores (mma.sync): f16, bf16, and f32 when the caller allows TF32
  *   igemm_simt  CUDA cores, f32 with exact FMA (any math setting)
  *
- * Configurations (tile shapes) come from families/igemm/igemm_configs.h. Every configuration handles
- * every forward problem of its dtypes (1/2/3-D, groups, stride, dilation, asymmetric and
+ * Configurations (tile shapes) come from families/igemm/igemm_configs.h. Every configuration
+ * handles every forward problem of its dtypes (1/2/3-D, groups, stride, dilation, asymmetric and
  * negative padding, both layouts, any channel count, the epilogue). Channels-last x and w with
  * channel counts that are a multiple of 16 bytes take the 16-byte cp.async path, 1x1 kernels a
  * pointwise variant of it; anything else a per-element gather (picked at launch, not refused).

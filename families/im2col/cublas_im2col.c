@@ -142,7 +142,8 @@ IM2COL_DECLARE(im2col_epilogue);
 IM2COL_DECLARE(col2im_epilogue);
 IM2COL_DECLARE(im2col_to_f32);
 
-/* The GEMM(s) of one forward chunk: acc[g] = W[g] . col[g] (orientation: families/im2col/im2col.h). */
+/* The GEMM(s) of one forward chunk: acc[g] = W[g] . col[g] (orientation: families/im2col/im2col.h).
+ */
 static convnd_status forward_gemm(const convnd_launch_args *a, const im2col_layout *L,
                                   const void *w, void *col, float *acc, int64_t nb) {
     const convnd_conv_params *c = &a->params;
@@ -265,17 +266,10 @@ static convnd_status im2col_launch(const convnd_launch_args *a) {
     return s;
 }
 
-const convnd_schedule convnd_schedule_cublas_im2col = {
-    .name = "cublas_im2col",
-    .summary = "the reference: im2col into the workspace + cuBLAS GEMM (host OpenBLAS on the "
-               "emulated device); forced only",
-    .sources = "families/im2col/cublas_im2col.c, families/im2col/im2col.cu",
-    .num_configs = (int32_t)(sizeof(im2col_configs) / sizeof(im2col_configs[0])),
-    .config_names = im2col_configs,
-    .supports = im2col_supports,
-    .worth_routing = im2col_worth_routing,
-    .workspace_size = im2col_workspace_size,
-    .launch = im2col_launch,
-    .min_sm = 80,
-    .arch_needs = "cuBLAS bf16 GEMM (cublasGemmEx with CUDA_R_16BF)",
-};
+CONVND_SCHEDULE_ENTRY(
+    cublas_im2col, im2col,
+    "the reference: im2col into the workspace + cuBLAS GEMM (host OpenBLAS on the "
+    "emulated device); forced only",
+    "families/im2col/cublas_im2col.c, families/im2col/im2col.cu",
+    (int32_t)(sizeof(im2col_configs) / sizeof(im2col_configs[0])), im2col_configs,
+    im2col_workspace_size, CONVND_NEEDS_CUBLAS_BF16, 0);

@@ -1,5 +1,5 @@
-/* Registry entries of the weight-gradient schedules (families/wgrad/wgrad.cu), SPEC §10. Both run only
- * CONVND_WGRAD problems, and every one of them; both are deterministic.
+/* Registry entries of the weight-gradient schedules (families/wgrad/wgrad.cu), SPEC §10. Both run
+ * only CONVND_WGRAD problems, and every one of them; both are deterministic.
  *
  *   wgrad_splitk  the reduction N*prod(O) cut into s8/s32/s128 chunks (f32 partials in the
  *                 workspace, summed in a fixed order). Worth routing when dw has few elements
@@ -95,33 +95,17 @@ static convnd_status wgrad_splitk_launch(const convnd_launch_args *a) {
     return CONVND_LAUNCH(&wgrad_splitk_kernel, a);
 }
 
-const convnd_schedule convnd_schedule_wgrad_splitk = {
-    .name = "wgrad_splitk",
-    .summary = "weight gradient with the reduction cut into chunks summed in a fixed order (small "
-               "dw, long reduction)",
-    .sources = "families/wgrad/wgrad.c, families/wgrad/wgrad.cu",
-    .num_configs = WGRAD_SPLITK_CONFIGS,
-    .config_names = wgrad_splitk_configs,
-    .supports = wgrad_splitk_supports,
-    .worth_routing = wgrad_splitk_worth_routing,
-    .workspace_size = wgrad_splitk_bytes,
-    .launch = wgrad_splitk_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
-};
+/* x and dy through xs / ys (dw has no view) */
+CONVND_SCHEDULE_ENTRY(
+    wgrad_splitk, wgrad_splitk,
+    "weight gradient with the reduction cut into chunks summed in a fixed order (small "
+    "dw, long reduction)",
+    "families/wgrad/wgrad.c, families/wgrad/wgrad.cu", WGRAD_SPLITK_CONFIGS, wgrad_splitk_configs,
+    wgrad_splitk_bytes, CONVND_NEEDS_SM80, CONVND_READS_VIEWS);
 
-const convnd_schedule convnd_schedule_wgrad_direct = {
-    .name = "wgrad_direct",
-    .summary = "weight gradient, one thread per dw element: the fallback for every wgrad problem",
-    .sources = "families/wgrad/wgrad.c, families/wgrad/wgrad.cu",
-    .num_configs = 1,
-    .config_names = wgrad_direct_configs,
-    .supports = wgrad_direct_supports,
-    .worth_routing = wgrad_direct_worth_routing,
-    .workspace_size = NULL,
-    .launch = wgrad_direct_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
-};
+/* x and dy through xs / ys (dw has no view) */
+CONVND_SCHEDULE_ENTRY(
+    wgrad_direct, wgrad_direct,
+    "weight gradient, one thread per dw element: the fallback for every wgrad problem",
+    "families/wgrad/wgrad.c, families/wgrad/wgrad.cu", 1, wgrad_direct_configs, NULL,
+    CONVND_NEEDS_SM80, CONVND_READS_VIEWS);

@@ -1,8 +1,8 @@
-/* Registry entry of the depthwise weight-gradient schedule (families/wgrad/wgrad_depthwise.cu, SPEC §10):
- * WGRAD problems with one input channel per group (depthwise, any channel multiplier, the causal
- * 1-D case included), every dtype and layout. A block reduces a tile of channels over one split-K
- * chunk of N * prod(O); configurations s1/s16/s64 cut the reduction into at most that many chunks
- * (f32 partials in the workspace, summed in a fixed order: deterministic).
+/* Registry entry of the depthwise weight-gradient schedule (families/wgrad/wgrad_depthwise.cu, SPEC
+ * §10): WGRAD problems with one input channel per group (depthwise, any channel multiplier, the
+ * causal 1-D case included), every dtype and layout. A block reduces a tile of channels over one
+ * split-K chunk of N * prod(O); configurations s1/s16/s64 cut the reduction into at most that many
+ * chunks (f32 partials in the workspace, summed in a fixed order: deterministic).
  *
  * Heuristic (worth_routing): every depthwise wgrad; the config is the fewest chunks whose blocks
  * fill two waves of an H200 (264 blocks) while each chunk keeps at least 256 positions (one per
@@ -81,17 +81,9 @@ static convnd_status depthwise_launch(const convnd_launch_args *a) {
     return CONVND_LAUNCH(&wgrad_depthwise_kernel, a);
 }
 
-const convnd_schedule convnd_schedule_wgrad_depthwise = {
-    .name = "wgrad_depthwise",
-    .summary = "weight gradient with one input channel per group, deterministic split-K",
-    .sources = "families/wgrad/wgrad_depthwise.c, families/wgrad/wgrad_depthwise.cu",
-    .num_configs = DEPTHWISE_CONFIGS,
-    .config_names = depthwise_names,
-    .supports = depthwise_supports,
-    .worth_routing = depthwise_worth_routing,
-    .workspace_size = depthwise_workspace,
-    .launch = depthwise_launch,
-    .min_sm = 80,
-    .arch_needs = "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-    .reads = CONVND_READS_VIEWS, /* x and dy through xs / ys (dw has no view) */
-};
+/* x and dy through xs / ys (dw has no view) */
+CONVND_SCHEDULE_ENTRY(wgrad_depthwise, depthwise,
+                      "weight gradient with one input channel per group, deterministic split-K",
+                      "families/wgrad/wgrad_depthwise.c, families/wgrad/wgrad_depthwise.cu",
+                      DEPTHWISE_CONFIGS, depthwise_names, depthwise_workspace, CONVND_NEEDS_SM80,
+                      CONVND_READS_VIEWS);

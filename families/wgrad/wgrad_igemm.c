@@ -5,8 +5,8 @@
  *   wgrad_igemm_tc    tensor cores (mma.sync): f16, bf16, and f32 when the caller allows TF32
  *   wgrad_igemm_simt  CUDA cores, exact f32 FMA: every dtype (16-bit inputs staged as f32)
  *
- * Configurations (tile x most splits) come from families/wgrad/wgrad_igemm_configs.h; each runs every
- * WGRAD problem of its dtypes within the grid limits (groups * splits blocks along z).
+ * Configurations (tile x most splits) come from families/wgrad/wgrad_igemm_configs.h; each runs
+ * every WGRAD problem of its dtypes within the grid limits (groups * splits blocks along z).
  *
  * Heuristic (worth_routing; the planner takes the first (schedule, config) in registry order
  * that supports the problem and is worth routing, so the tensor-core rows come first):
@@ -152,12 +152,9 @@ static const convnd_gemm_family wgrad_igemm_family = {
 CONVND_GEMM_FAMILY_SCHEDULE(
     wgrad_igemm_tc, wgrad_igemm_family, TC, TC_CONFIGS, tc_names,
     "weight gradient as an implicit GEMM per group on mma.sync, deterministic split-K",
-    "families/wgrad/wgrad_igemm.c, families/wgrad/wgrad_igemm_tc.cu", 80,
-    "mma.sync m16n8k16 (f16/bf16) and m16n8k8 (TF32), ldmatrix, cp.async: sm_80",
+    "families/wgrad/wgrad_igemm.c, families/wgrad/wgrad_igemm_tc.cu", CONVND_NEEDS_SM80_MMA,
     CONVND_READS_VIEWS);
-CONVND_GEMM_FAMILY_SCHEDULE(
-    wgrad_igemm_simt, wgrad_igemm_family, SIMT, SIMT_CONFIGS, simt_names,
-    "the same on CUDA cores, exact f32 FMA, every dtype",
-    "families/wgrad/wgrad_igemm.c, families/wgrad/wgrad_igemm_simt.cu", 80,
-    "primitives/portability_gpu.cuh uses sm_80 intrinsics: TF32 rounding, cp.async",
-    CONVND_READS_VIEWS);
+CONVND_GEMM_FAMILY_SCHEDULE(wgrad_igemm_simt, wgrad_igemm_family, SIMT, SIMT_CONFIGS, simt_names,
+                            "the same on CUDA cores, exact f32 FMA, every dtype",
+                            "families/wgrad/wgrad_igemm.c, families/wgrad/wgrad_igemm_simt.cu",
+                            CONVND_NEEDS_SM80, CONVND_READS_VIEWS);
