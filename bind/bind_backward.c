@@ -2,6 +2,7 @@
  * weight gradient as a wgrad-mode problem, both derived from the forward or transposed problem
  * whose gradients they are. */
 #include "checked_math.h"
+#include "convnd_shape_rule.h"
 #include "error.h"
 #include "problem_internal.h"
 
@@ -66,11 +67,10 @@ convnd_status convnd_bind_dgrad(const convnd_problem *p, convnd_problem *out) {
     q.y_layout = p->x_layout; /* dx */
     if (p->mode == CONVND_FORWARD) {
         q.mode = CONVND_TRANSPOSED;
-        for (int t = 0; t < p->dims; ++t) { /* SPEC §4: P1 - r lands exactly on I */
-            const int64_t E = p->dilation[t] * (p->kernel[t] - 1) + 1;
-            const int64_t span = p->input[t] + p->pad_before[t] + p->pad_after[t] - E;
-            const int64_t r = span - convnd_floor_div(span, p->stride[t]) * p->stride[t];
-            q.pad_after[t] = p->pad_after[t] - r;
+        for (int t = 0; t < p->dims; ++t) { /* SPEC §4: lands exactly on I */
+            const int64_t E = CONVND_EFFECTIVE_KERNEL(p->kernel[t], p->dilation[t]);
+            q.pad_after[t] = CONVND_DGRAD_PAD_AFTER(p->input[t], q.input[t], E, p->stride[t],
+                                                    p->pad_before[t]);
         }
     } else {
         q.mode = CONVND_FORWARD; /* O back to I exactly: same S, D, P0, P1 */

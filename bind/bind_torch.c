@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef enum torch_padding_kind {
     PADDING_EXPLICIT, /* P0 = padding, P1 = padding - output_padding */
@@ -152,16 +153,19 @@ static convnd_status check_channels(const torch_call *c, int64_t C_in, int64_t *
     return CONVND_OK;
 }
 
-static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
-    convnd_status st;
-    if ((st = convnd_bind_check_shape("input", c->input)) ||
-        (st = convnd_bind_check_shape("weight", c->weight)))
-        return st;
-    int32_t dims = 0;
-    int batched = 0;
-    if ((st = check_ranks(c, &dims, &batched))) return st;
+/* The geometry arguments of a call, expanded to dims entries and checked as ATen checks them:
+ * stride, dilation, and P0/P1 from the padding kind (the padding rules of every PyTorch
+ * front-end, here once: convnd_bind_torch_padding gives them to the Python package). kernel: the
+ * weight's spatial sizes. */
+typedef struct torch_geometry {
+    int64_t stride[CONVND_MAX_DIMS], dilation[CONVND_MAX_DIMS];
+    int64_t pad_before[CONVND_MAX_DIMS], pad_after[CONVND_MAX_DIMS];
+} torch_geometry;
 
-    int64_t stride[CONVND_MAX_DIMS], padding[CONVND_MAX_DIMS], dilation[CONVND_MAX_DIMS];
+static convnd_status torch_geometry_of(const torch_call *c, int32_t dims, const int64_t *kernel,
+                                       torch_geometry *g) {
+    convnd_status st;
+    int64_t *stride = g->stride, *dilation = g->dilation, padding[CONVND_MAX_DIMS];
     int64_t output_padding[CONVND_MAX_DIMS] = {0, 0, 0};
     if ((st = convnd_bind_expand("stride", c->stride, dims, 1, 1, stride))) return st;
     if (c->padding_kind == PADDING_EXPLICIT) {
@@ -181,20 +185,6 @@ static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
         (st = check_each("negative", "output_padding", output_padding, dims, 0)) ||
         (st = check_each("non-positive", "dilation", dilation, dims, 1)))
         return st;
-    if (c->groups < 1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "non-positive groups is not supported (groups=%" PRId64 ")", c->groups);
-    if (c->bias_len < -1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "bias_len=%" PRId64 " must be -1 (no bias) or >= 0", c->bias_len);
-
-    const int64_t *in = c->input->v;
-    const int64_t N = batched ? in[0] : 1;
-    const int64_t C_in = batched ? in[1] : in[0];
-    const int64_t *spatial = in + (batched ? 2 : 1);
-    int64_t C_out = 0;
-    if ((st = check_channels(c, C_in, &C_out))) return st;
-
     if (c->padding_kind == PADDING_SAME)
         for (int32_t t = 0; t < dims; ++t)
             if (stride[t] != 1) {
@@ -213,6 +203,58 @@ static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
                                     " with stride[%d]=%" PRId64 ", dilation[%d]=%" PRId64,
                                     (int)t, output_padding[t], (int)t, stride[t], (int)t,
                                     dilation[t]);
+    for (int32_t t = 0; t < dims; ++t) {
+        int64_t reach = 0; /* D*(K-1): the padding "same" and causal need */
+        if ((c->padding_kind == PADDING_SAME || (c->padding_kind == PADDING_CAUSAL && t == 0)) &&
+            kernel[t] >= 1 && convnd_mul_overflows(dilation[t], kernel[t] - 1, &reach))
+            return convnd_error(CONVND_ERR_OVERFLOW,
+                                "dilation[%d]*(kernel[%d]-1) overflows int64 (kernel=%" PRId64
+                                ", dilation=%" PRId64 ")",
+                                (int)t, (int)t, kernel[t], dilation[t]);
+        switch (c->padding_kind) {
+        case PADDING_EXPLICIT:
+            g->pad_before[t] = padding[t];
+            g->pad_after[t] = padding[t] - (c->transposed ? output_padding[t] : 0);
+            break;
+        case PADDING_VALID:
+            g->pad_before[t] = g->pad_after[t] = 0;
+            break;
+        case PADDING_SAME: /* the odd unit goes after, as ATen pads it */
+            g->pad_before[t] = reach / 2;
+            g->pad_after[t] = reach - reach / 2;
+            break;
+        case PADDING_CAUSAL:
+            g->pad_before[t] = t == 0 ? reach : padding[t];
+            g->pad_after[t] = t == 0 ? 0 : padding[t];
+            break;
+        }
+    }
+    return CONVND_OK;
+}
+
+static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
+    convnd_status st;
+    if ((st = convnd_bind_check_shape("input", c->input)) ||
+        (st = convnd_bind_check_shape("weight", c->weight)))
+        return st;
+    int32_t dims = 0;
+    int batched = 0;
+    if ((st = check_ranks(c, &dims, &batched))) return st;
+    torch_geometry g;
+    if ((st = torch_geometry_of(c, dims, c->weight->v + 2, &g))) return st;
+    if (c->groups < 1)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "non-positive groups is not supported (groups=%" PRId64 ")", c->groups);
+    if (c->bias_len < -1)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "bias_len=%" PRId64 " must be -1 (no bias) or >= 0", c->bias_len);
+
+    const int64_t *in = c->input->v;
+    const int64_t N = batched ? in[0] : 1;
+    const int64_t C_in = batched ? in[1] : in[0];
+    const int64_t *spatial = in + (batched ? 2 : 1);
+    int64_t C_out = 0;
+    if ((st = check_channels(c, C_in, &C_out))) return st;
 
     convnd_problem p;
     convnd_problem_init(&p, dims);
@@ -226,33 +268,59 @@ static convnd_status bind_torch(const torch_call *c, convnd_problem *out) {
     for (int32_t t = 0; t < dims; ++t) {
         p.input[t] = spatial[t];
         p.kernel[t] = c->weight->v[2 + t];
-        p.stride[t] = stride[t];
-        p.dilation[t] = dilation[t];
-        int64_t reach = 0; /* D*(K-1): the padding "same" and causal need */
-        if ((c->padding_kind == PADDING_SAME || (c->padding_kind == PADDING_CAUSAL && t == 0)) &&
-            p.kernel[t] >= 1 && convnd_mul_overflows(dilation[t], p.kernel[t] - 1, &reach))
-            return convnd_error(CONVND_ERR_OVERFLOW,
-                                "dilation[%d]*(kernel[%d]-1) overflows int64 (kernel=%" PRId64
-                                ", dilation=%" PRId64 ")",
-                                (int)t, (int)t, p.kernel[t], dilation[t]);
-        switch (c->padding_kind) {
-        case PADDING_EXPLICIT:
-            p.pad_before[t] = padding[t];
-            p.pad_after[t] = padding[t] - (c->transposed ? output_padding[t] : 0);
-            break;
-        case PADDING_VALID:
-            break;
-        case PADDING_SAME: /* the odd unit goes after, as ATen pads it */
-            p.pad_before[t] = reach / 2;
-            p.pad_after[t] = reach - reach / 2;
-            break;
-        case PADDING_CAUSAL:
-            p.pad_before[t] = t == 0 ? reach : padding[t];
-            p.pad_after[t] = t == 0 ? 0 : padding[t];
-            break;
-        }
+        p.stride[t] = g.stride[t];
+        p.dilation[t] = g.dilation[t];
+        p.pad_before[t] = g.pad_before[t];
+        p.pad_after[t] = g.pad_after[t];
     }
     return convnd_bind_finish(&p, out);
+}
+
+convnd_status convnd_bind_torch_geometry(convnd_torch_padding_rule rule, const convnd_shape *weight,
+                                         const convnd_ints *stride, const convnd_ints *padding,
+                                         const convnd_ints *dilation,
+                                         const convnd_ints *output_padding,
+                                         convnd_torch_geometry *out) {
+    convnd_status st;
+    if ((st = convnd_bind_check_shape("weight", weight))) return st;
+    if (weight->rank < 3 || weight->rank > CONVND_MAX_RANK)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "weight has rank %d; expected 3 to %d (1 to %d spatial dims)",
+                            (int)weight->rank, CONVND_MAX_RANK, CONVND_MAX_DIMS);
+    static const torch_padding_kind kinds[] = {PADDING_EXPLICIT, PADDING_VALID, PADDING_SAME,
+                                               PADDING_CAUSAL, PADDING_EXPLICIT};
+    if ((int)rule < 0 || (int)rule > CONVND_TORCH_RULE_TRANSPOSED)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "rule=%d is not a convnd_torch_padding_rule (0 explicit, 1 valid, "
+                            "2 same, 3 causal, 4 transposed)",
+                            (int)rule);
+    if (rule != CONVND_TORCH_RULE_TRANSPOSED && output_padding && output_padding->len > 0)
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "output_padding is given for a rule other than transposed (rule=%d)",
+                            (int)rule);
+    const int32_t dims = weight->rank - 2;
+    const torch_call c = {.fn = "torch padding",
+                          .dims = dims,
+                          .weight = weight,
+                          .stride = stride,
+                          .padding = padding,
+                          .dilation = dilation,
+                          .output_padding = output_padding,
+                          .padding_kind = kinds[rule],
+                          .transposed = rule == CONVND_TORCH_RULE_TRANSPOSED};
+    torch_geometry g;
+    if ((st = torch_geometry_of(&c, dims, weight->v + 2, &g))) return st;
+    convnd_torch_geometry r;
+    memset(&r, 0, sizeof r);
+    r.dims = dims;
+    for (int32_t t = 0; t < dims; ++t) {
+        r.stride[t] = g.stride[t];
+        r.dilation[t] = g.dilation[t];
+        r.pad_before[t] = g.pad_before[t];
+        r.pad_after[t] = g.pad_after[t];
+    }
+    *out = r;
+    return CONVND_OK;
 }
 
 static const char *conv_name(const char *base, int32_t dims, char *buf, size_t len) {

@@ -83,6 +83,36 @@ typedef enum convnd_torch_padding {
     CONVND_TORCH_PADDING_SAME = 1   /* padding="same": floor(D(K-1)/2) / ceil(D(K-1)/2) */
 } convnd_torch_padding;
 
+/* Which PyTorch padding rule convnd_bind_torch_padding applies. */
+typedef enum convnd_torch_padding_rule {
+    CONVND_TORCH_RULE_EXPLICIT = 0, /* conv{1,2,3}d(padding=int or list): P0 = P1 = padding */
+    CONVND_TORCH_RULE_VALID = 1,    /* padding="valid": 0 */
+    CONVND_TORCH_RULE_SAME = 2,     /* padding="same": D(K-1) split, the odd unit after */
+    CONVND_TORCH_RULE_CAUSAL = 3,   /* dim 0: P0 = D(K-1), P1 = 0; the others `padding` */
+    CONVND_TORCH_RULE_TRANSPOSED =
+        4 /* conv_transpose: P0 = padding, P1 = padding - output_padding */
+} convnd_torch_padding_rule;
+
+/* The geometry the PyTorch front-ends below give a conv: stride and dilation expanded to one
+ * entry per spatial dim, and its paddings. */
+typedef struct convnd_torch_geometry {
+    int32_t dims;
+    int64_t stride[CONVND_MAX_DIMS], dilation[CONVND_MAX_DIMS];
+    int64_t pad_before[CONVND_MAX_DIMS], pad_after[CONVND_MAX_DIMS];
+} convnd_torch_geometry;
+
+/* That geometry for a conv of this weight (its spatial sizes are the kernel) and these
+ * arguments, with their argument checks (lists broadcast or of one entry per spatial dim,
+ * non-negative padding, positive stride and dilation, "same" only unstrided, output_padding below
+ * stride or dilation): the one implementation of these rules; the Python package's functional
+ * front-ends call it. output_padding only with CONVND_TORCH_RULE_TRANSPOSED. Entries past dims
+ * are 0. */
+convnd_status convnd_bind_torch_geometry(convnd_torch_padding_rule rule, const convnd_shape *weight,
+                                         const convnd_ints *stride, const convnd_ints *padding,
+                                         const convnd_ints *dilation,
+                                         const convnd_ints *output_padding,
+                                         convnd_torch_geometry *out);
+
 /* conv{1,2,3}d with padding="valid" or "same". "same" requires every stride to be 1 (ATen:
  * "padding='same' is not supported for strided convolutions"); the odd extra goes after. */
 convnd_status convnd_bind_torch_conv_padding_mode(int32_t dims, const convnd_shape *input,

@@ -16,4 +16,9 @@
 /* Transposed output size: (I - 1) * S + E - P0 - P1. */
 #define CONVND_TRANSPOSED_OUTPUT(I, E, S, P0, P1) (((I)-1) * (S) + (E) - (P0) - (P1))
 
+/* The data gradient of a forward conv (SPEC §10): the transposed conv from its output size O
+ * back to exactly I, with the forward's S, D, P0 and this P1 (below the forward's P1 by the rows
+ * the forward's floor dropped). */
+#define CONVND_DGRAD_PAD_AFTER(I, O, E, S, P0) (((O)-1) * (S) + (E) - (P0) - (I))
+
 #endif

@@ -351,3 +351,64 @@ Test(bind_torch, causal_conv_1d_and_3d) {
     expect_status(convnd_bind_causal_conv(3, &x3, &w3, -1, NULL, &neg, NULL, 1, &p),
                   CONVND_ERR_INVALID_ARGUMENT, "negative padding");
 }
+
+/* The geometry the Python package's front-ends take (convnd_bind_torch_geometry) is the one the
+ * whole-call bindings bind, rule by rule. */
+static void expect_same_geometry(convnd_torch_padding_rule rule, const convnd_problem *p,
+                                 const convnd_shape *w, const convnd_ints *s,
+                                 const convnd_ints *pad, const convnd_ints *d,
+                                 const convnd_ints *op) {
+    convnd_torch_geometry g;
+    memset(&g, 0x5a, sizeof g);
+    expect_ok(convnd_bind_torch_geometry(rule, w, s, pad, d, op, &g));
+    cr_assert_eq(g.dims, p->dims);
+    for (int t = 0; t < p->dims; ++t) {
+        cr_assert_eq(g.stride[t], p->stride[t], "rule %d stride[%d]", (int)rule, t);
+        cr_assert_eq(g.dilation[t], p->dilation[t], "rule %d dilation[%d]", (int)rule, t);
+        cr_assert_eq(g.pad_before[t], p->pad_before[t], "rule %d pad_before[%d]", (int)rule, t);
+        cr_assert_eq(g.pad_after[t], p->pad_after[t], "rule %d pad_after[%d]", (int)rule, t);
+    }
+    for (int t = p->dims; t < CONVND_MAX_DIMS; ++t)
+        cr_assert(g.stride[t] == 0 && g.pad_before[t] == 0 && g.pad_after[t] == 0);
+}
+
+Test(bind_torch, geometry_is_the_bindings_for_every_rule) {
+    const convnd_shape x = SH(2, 4, 11, 12), w = SH(6, 4, 4, 3), wt = SH(4, 3, 4, 3);
+    const convnd_ints s = INTS(2, 1), s1 = INTS(1), pad = INTS(1, 2), d = INTS(2, 1),
+                      op = INTS(1, 0);
+    convnd_problem p;
+    expect_ok(convnd_bind_torch_conv(2, &x, &w, -1, &s, &pad, &d, 1, &p));
+    expect_same_geometry(CONVND_TORCH_RULE_EXPLICIT, &p, &w, &s, &pad, &d, NULL);
+    expect_ok(convnd_bind_torch_conv_padding_mode(2, &x, &w, -1, &s, CONVND_TORCH_PADDING_VALID, &d,
+                                                  1, &p));
+    expect_same_geometry(CONVND_TORCH_RULE_VALID, &p, &w, &s, NULL, &d, NULL);
+    expect_ok(convnd_bind_torch_conv_padding_mode(2, &x, &w, -1, &s1, CONVND_TORCH_PADDING_SAME, &d,
+                                                  1, &p));
+    expect_same_geometry(CONVND_TORCH_RULE_SAME, &p, &w, &s1, NULL, &d, NULL);
+    cr_assert(p.pad_before[0] == 3 && p.pad_after[0] == 3 && p.pad_before[1] == 1 &&
+              p.pad_after[1] == 1);
+    expect_ok(convnd_bind_causal_conv(2, &x, &w, -1, &s, &s1, &d, 1, &p));
+    expect_same_geometry(CONVND_TORCH_RULE_CAUSAL, &p, &w, &s, &s1, &d, NULL);
+    expect_ok(convnd_bind_torch_conv_transpose(2, &x, &wt, -1, &s, &pad, &op, 1, &d, &p));
+    expect_same_geometry(CONVND_TORCH_RULE_TRANSPOSED, &p, &wt, &s, &pad, &d, &op);
+}
+
+Test(bind_torch, geometry_refuses_by_name_and_writes_nothing) {
+    const convnd_shape w = SH(6, 4, 4, 3), w1 = SH(6, 4);
+    const convnd_ints s2 = INTS(2), op = INTS(1);
+    convnd_torch_geometry g, before;
+    memset(&g, 0x5a, sizeof g);
+    before = g;
+    expect_status(
+        convnd_bind_torch_geometry((convnd_torch_padding_rule)9, &w, NULL, NULL, NULL, NULL, &g),
+        CONVND_ERR_INVALID_ARGUMENT, "rule=9");
+    expect_status(convnd_bind_torch_geometry(CONVND_TORCH_RULE_SAME, &w, &s2, NULL, NULL, NULL, &g),
+                  CONVND_ERR_INVALID_ARGUMENT, "padding='same' is not supported for strided");
+    expect_status(
+        convnd_bind_torch_geometry(CONVND_TORCH_RULE_EXPLICIT, &w, NULL, NULL, NULL, &op, &g),
+        CONVND_ERR_INVALID_ARGUMENT, "output_padding is given");
+    expect_status(
+        convnd_bind_torch_geometry(CONVND_TORCH_RULE_VALID, &w1, NULL, NULL, NULL, NULL, &g),
+        CONVND_ERR_INVALID_ARGUMENT, "weight has rank 2");
+    cr_assert(memcmp(&g, &before, sizeof g) == 0, "the geometry was written on error");
+}

@@ -63,20 +63,16 @@ def _spatial(t):
     return list(t.shape[2:])
 
 
-def _effective(k, d):
-    return d * (k - 1) + 1
-
-
 def data_grad(g, w, x_size, stride, dilation, pb, pa, groups, mode, alpha=1.0):
     """dx = alpha * (the data gradient of y = conv(x, w) for g), all of x's positions: SPEC
     section 10."""
-    ks = _spatial(w)
     if mode == FORWARD:
         # Transposed conv with P1 chosen so its output has exactly x's size (covers the rows the
-        # forward conv's floor dropped).
-        o = _spatial(g)
-        pa_t = [(o[i] - 1) * stride[i] + _effective(ks[i], dilation[i]) - pb[i] - x_size[i]
-                for i in range(len(ks))]
+        # forward conv's floor dropped): the C library's rule (convnd_shape_rule.h), on SymInts
+        # when autograd traces symbolic sizes.
+        from . import _C
+        pa_t = _C.dgrad_pad_after(list(x_size), _spatial(g), _spatial(w), list(stride),
+                                  list(dilation), list(pb))
         return _op(g, w, None, None, stride, dilation, pb, pa_t, groups, TRANSPOSED, alpha, 0.0,
                    0, None)
     # Transposed: its adjoint is the forward conv from O back to I with the same S, D, P0, P1.

@@ -12,14 +12,15 @@ from .adapters import ADAPTERS, AdapterMixin
 
 def explicit_padding(conv):
     """A forward conv module's padding as (before, after) lists: an int/tuple as is, 'valid' as
-    zeros, 'same' as PyTorch splits it (the extra position after)."""
-    dims = len(conv.kernel_size)
-    if not isinstance(conv.padding, str):
-        return list(conv.padding), list(conv.padding)
-    if conv.padding != "same":
-        return [0] * dims, [0] * dims
-    total = [conv.dilation[i] * (conv.kernel_size[i] - 1) for i in range(dims)]
-    return [t // 2 for t in total], [t - t // 2 for t in total]
+    zeros, 'same' as PyTorch splits it (the extra position after): the C binding's rule."""
+    if isinstance(conv.padding, str):
+        rule, padding = (cf._VALID if conv.padding == "valid" else cf._SAME), []
+    else:
+        rule, padding = cf._EXPLICIT, list(conv.padding)
+    weight_shape = (conv.out_channels, conv.in_channels // conv.groups) + tuple(conv.kernel_size)
+    _, _, pb, pa = cf._geometry(rule, weight_shape, list(conv.stride), padding,
+                                list(conv.dilation), [])
+    return pb, pa
 
 
 class _ConvMixin:

@@ -10,7 +10,12 @@ import torch
 from ._ops import FORWARD, TRANSPOSED, _activation_id, _op
 
 
+# convnd_torch_padding_rule (convnd_bind.h)
+_EXPLICIT, _VALID, _SAME, _CAUSAL, _TRANSPOSED = range(5)
+
+
 def _tuple(v, n, name):
+    """conv_padded's per-dim lists (its own arguments: no PyTorch rule)."""
     if isinstance(v, int):
         return [v] * n
     v = list(v)
@@ -20,6 +25,20 @@ def _tuple(v, n, name):
         raise ValueError(f"convnd: {name}={v} has {len(v)} entries; expected {n} "
                          "(one per spatial dim)")
     return v
+
+
+def _list(v):
+    """An int or a sequence as a list (the C binding broadcasts and checks the length)."""
+    return [v] if isinstance(v, int) else list(v)
+
+
+@torch._dynamo.assume_constant_result
+def _geometry(rule, w_shape, stride, padding, dilation, output_padding):
+    """(stride, dilation, pad_before, pad_after) by the C binding's rules and checks
+    (convnd_bind_torch_geometry), computed once at trace time under torch.compile: it reads only
+    the weight's shape and the arguments."""
+    from . import _C
+    return _C.torch_geometry(rule, list(w_shape), stride, padding, dilation, output_padding)
 
 
 def _batched(x, dims):
@@ -37,28 +56,23 @@ def _run(x, w, bias, dims, stride, dilation, pb, pa, groups, mode, activation="n
 
 
 def _conv(dims, input, weight, bias, stride, padding, dilation, groups):
-    stride = _tuple(stride, dims, "stride")
-    dilation = _tuple(dilation, dims, "dilation")
     if isinstance(padding, str):
-        if padding == "valid":
-            pb = pa = [0] * dims
-        elif padding == "same":
-            if any(s != 1 for s in stride):
-                raise ValueError("convnd: padding='same' is not supported for strided "
-                                 f"convolutions (stride={stride})")
-            # PyTorch's rule: total D*(K-1), the odd element at the end.
-            total = [dilation[i] * (weight.shape[2 + i] - 1) for i in range(dims)]
-            pb = [t // 2 for t in total]
-            pa = [t - t // 2 for t in total]
-        else:
+        if padding not in ("valid", "same"):
             raise ValueError(f"convnd: padding={padding!r}: expected an int, a tuple, "
                              "'same' or 'valid'")
+        rule, padding = (_VALID if padding == "valid" else _SAME), []
     else:
-        pb = pa = _tuple(padding, dims, "padding")
-        if any(p < 0 for p in pb):
-            raise ValueError(f"convnd: negative padding is not supported (padding={pb}); "
-                             "use conv_padded for crops")
+        rule, padding = _EXPLICIT, _list(padding)
+    _check_rank(weight, dims)
+    stride, dilation, pb, pa = _geometry(rule, tuple(weight.shape), _list(stride), padding,
+                                         _list(dilation), [])
     return _run(input, weight, bias, dims, stride, dilation, pb, pa, groups, FORWARD)
+
+
+def _check_rank(weight, dims):
+    if weight.dim() != dims + 2:
+        raise ValueError(f"convnd: conv{dims}d: weight of shape {list(weight.shape)} must have "
+                         f"{dims + 2} dimensions")
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -75,21 +89,10 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def _conv_transpose(dims, input, weight, bias, stride, padding, output_padding, groups,
                     dilation):
-    stride = _tuple(stride, dims, "stride")
-    dilation = _tuple(dilation, dims, "dilation")
-    padding = _tuple(padding, dims, "padding")
-    output_padding = _tuple(output_padding, dims, "output_padding")
-    for i in range(dims):
-        if padding[i] < 0 or output_padding[i] < 0:
-            raise ValueError(f"convnd: negative padding={padding} or output_padding="
-                             f"{output_padding} is not supported")
-        if output_padding[i] >= stride[i] and output_padding[i] >= dilation[i]:
-            raise ValueError("convnd: output padding must be smaller than either stride or "
-                             f"dilation, but got output_padding[{i}]={output_padding[i]} with "
-                             f"stride[{i}]={stride[i]}, dilation[{i}]={dilation[i]}")
-    # output_padding adds rows at the end: a smaller P1 (SPEC section 4).
-    pa = [padding[i] - output_padding[i] for i in range(dims)]
-    return _run(input, weight, bias, dims, stride, dilation, padding, pa, groups, TRANSPOSED)
+    _check_rank(weight, dims)
+    stride, dilation, pb, pa = _geometry(_TRANSPOSED, tuple(weight.shape), _list(stride),
+                                         _list(padding), _list(dilation), _list(output_padding))
+    return _run(input, weight, bias, dims, stride, dilation, pb, pa, groups, TRANSPOSED)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -127,9 +130,6 @@ def causal_conv(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     """Causal along the outermost spatial dim (time: P0 = D*(K-1), P1 = 0, as in causal conv1d
     and causal video VAEs); the other spatial dims get the symmetric `padding`."""
     dims = weight.dim() - 2
-    stride = _tuple(stride, dims, "stride")
-    dilation = _tuple(dilation, dims, "dilation")
-    rest = _tuple(padding, max(dims - 1, 1), "padding")[: dims - 1]
-    pb = [dilation[0] * (weight.shape[2] - 1)] + rest
-    pa = [0] + rest
+    stride, dilation, pb, pa = _geometry(_CAUSAL, tuple(weight.shape), _list(stride),
+                                         _list(padding), _list(dilation), [])
     return _run(input, weight, bias, dims, stride, dilation, pb, pa, groups, FORWARD, activation)

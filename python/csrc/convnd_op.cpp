@@ -1121,7 +1121,7 @@ namespace {
 // ---- ONNX (convnd.onnx): the C bindings decide, the canonical op runs -----------------------
 
 convnd_shape shape_of_list(const std::vector<int64_t> &v, const char *name) {
-    TORCH_CHECK_VALUE(v.size() <= CONVND_MAX_RANK, "convnd.onnx: ", name, " has rank ", v.size(),
+    TORCH_CHECK_VALUE(v.size() <= CONVND_MAX_RANK, "convnd: ", name, " has rank ", v.size(),
                       "; at most ", CONVND_MAX_RANK);
     convnd_shape s{};
     s.rank = (int32_t)v.size();
@@ -1130,7 +1130,7 @@ convnd_shape shape_of_list(const std::vector<int64_t> &v, const char *name) {
 }
 
 convnd_ints ints_of(const std::vector<int64_t> &v, const char *name) {
-    TORCH_CHECK_VALUE(v.size() <= CONVND_MAX_RANK, "convnd.onnx: ", name, " has ", v.size(),
+    TORCH_CHECK_VALUE(v.size() <= CONVND_MAX_RANK, "convnd: ", name, " has ", v.size(),
                       " entries; at most ", CONVND_MAX_RANK);
     convnd_ints r{};
     r.len = (int32_t)v.size();
@@ -1254,6 +1254,45 @@ std::tuple<at::Tensor, at::Tensor> onnx_causal_conv_with_state(
     return {y, present};
 }
 
+// The geometry PyTorch's functional front-ends give a conv (convnd_bind_torch_geometry: the C
+// binding's rules and checks): (stride, dilation, pad_before, pad_after), one entry per spatial
+// dim of w. Empty lists are arguments not given.
+std::tuple<std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>>
+torch_geometry(int64_t rule, const std::vector<int64_t> &w_shape,
+               const std::vector<int64_t> &stride, const std::vector<int64_t> &padding,
+               const std::vector<int64_t> &dilation, const std::vector<int64_t> &output_padding) {
+    const convnd_shape W = shape_of_list(w_shape, "weight");
+    const convnd_ints s = ints_of(stride, "stride"), p = ints_of(padding, "padding"),
+                      d = ints_of(dilation, "dilation"),
+                      op = ints_of(output_padding, "output_padding");
+    convnd_torch_geometry g;
+    check(convnd_bind_torch_geometry((convnd_torch_padding_rule)rule, &W,
+                                     stride.empty() ? nullptr : &s, padding.empty() ? nullptr : &p,
+                                     dilation.empty() ? nullptr : &d,
+                                     output_padding.empty() ? nullptr : &op, &g),
+          "torch geometry");
+    auto list = [&](const int64_t *v) { return std::vector<int64_t>(v, v + g.dims); };
+    return {list(g.stride), list(g.dilation), list(g.pad_before), list(g.pad_after)};
+}
+
+// The data gradient's P1 (SPEC §10; convnd_shape_rule.h, as bind/bind_backward.c computes it),
+// on SymInts: autograd traces the backward with symbolic sizes under torch.compile.
+std::vector<c10::SymInt>
+dgrad_pad_after(const std::vector<c10::SymInt> &x_size, const std::vector<c10::SymInt> &dy_size,
+                const std::vector<c10::SymInt> &kernel, const std::vector<int64_t> &stride,
+                const std::vector<int64_t> &dilation, const std::vector<int64_t> &pad_before) {
+    const size_t dims = kernel.size();
+    TORCH_CHECK_VALUE(x_size.size() == dims && dy_size.size() == dims && stride.size() == dims &&
+                          dilation.size() == dims && pad_before.size() == dims,
+                      "convnd: dgrad_pad_after needs ", dims, " entries in every list");
+    std::vector<c10::SymInt> pa;
+    for (size_t t = 0; t < dims; ++t) {
+        const c10::SymInt E = CONVND_EFFECTIVE_KERNEL(kernel[t], dilation[t]);
+        pa.push_back(CONVND_DGRAD_PAD_AFTER(x_size[t], dy_size[t], E, stride[t], pad_before[t]));
+    }
+    return pa;
+}
+
 } // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -1327,6 +1366,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "emu_set_order",
         [](int64_t order, uint64_t seed) { convnd_emu_set_order((convnd_emu_order)order, seed); },
         "Emulated device: thread order between barriers (0 forward, 1 reverse, 2 shuffle)");
+    m.def("torch_geometry", &torch_geometry,
+          "PyTorch conv arguments -> (stride, dilation, pad_before, pad_after) (the C binding)");
+    m.def("dgrad_pad_after", &dgrad_pad_after,
+          "The data gradient's P1 on (symbolic) sizes (convnd_shape_rule.h)");
     m.def("onnx_conv_geometry", &onnx_conv_geometry,
           "ONNX Conv / ConvTranspose shapes and attributes -> conv_nd's geometry (the C binding)");
     m.def("onnx_causal_conv_with_state", &onnx_causal_conv_with_state,

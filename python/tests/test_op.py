@@ -263,7 +263,7 @@ BAD = [
                                  padding_after=[0, 0], schedule="depthwise"),
      NotImplementedError, ["depthwise", "does not support"]),
     ("stride list length", lambda x, w: cf.conv2d(x, w, stride=(1, 2, 3)), ValueError,
-     ["stride", "expected 2"]),
+     ["expected stride to be a single integer value or a list of 2 values", "stride=[1, 2, 3]"]),
     ("w dtype differs from x",
      lambda x, w: torch.ops.convnd.conv_nd(x, w.half(), None, None, [1, 1], [1, 1], [0, 0],
                                            [0, 0]),
