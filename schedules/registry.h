@@ -1,8 +1,9 @@
 /* The schedule registry: every schedule's entry and lookups by name.
  *
- * Adding a schedule: its kernel file (families/FAMILY/NAME.cu, CONVND_DEFINE_LAUNCHER), its host file
- * (schedules/NAME.c: CONVND_KERNEL(NAME) and `const convnd_schedule convnd_schedule_NAME`) and
- * one line in CONVND_SCHEDULES below at its planner priority. Dispatch, the planner, the
+ * Adding a schedule: a folder families/NAME/ with its kernel file (NAME.cu, CONVND_DEFINE_LAUNCHER)
+ * and its host file (NAME.c: CONVND_KERNEL(NAME) and CONVND_SCHEDULE_ENTRY), and one line in
+ * CONVND_SCHEDULES below at its planner priority (docs/schedules.md; tests/add_schedule.sh
+ * does it with a throwaway schedule). Dispatch, the planner, the
  * benchmark, the README's table and the forced-schedule tests all pick it up from the table. */
 #ifndef CONVND_REGISTRY_H
 #define CONVND_REGISTRY_H
@@ -18,8 +19,8 @@ extern "C" {
  * The planner takes the first (schedule, config) that supports the problem and is worth routing
  * (schedules/planner.c; `convnd-bench --why` prints each verdict). Specialised schedules go
  * above; the universal direct schedule stays last, as the fallback. X(NAME) names the entry
- * `const convnd_schedule convnd_schedule_NAME` that schedules/NAME.c (or its family's host file)
- * defines; this list declares it and registry.c's table lists it. */
+ * `const convnd_schedule convnd_schedule_NAME` that its family's host file defines; this list
+ * declares it and registry.c's table lists it. */
 #define CONVND_SCHEDULES(X)                                                                        \
     X(depthwise)        /* groups == C_in (the implicit GEMM declines them) */                     \
     X(grouped)          /* few channels per group */                                               \
