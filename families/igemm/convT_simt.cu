@@ -1,27 +1,25 @@
-/* CUDA-core (SIMT) f32 phase-decomposed transposed convolution with exact FMA: configuration
- * index -> the implicit GEMM's SIMT tiles (igemm_configs.h). */
+/* CUDA-core (SIMT) f32 phase-decomposed transposed convolution with exact FMA: one tile of the
+ * implicit GEMM's SIMT table (igemm_configs.h; the dispatch over it: config_dispatch.cuh). */
 #include "portability.cuh"
+#include "config_dispatch.cuh"
 #include "igemm_configs.h"
 #include "convT_kernel.cuh"
 
 namespace CONVND_NS {
 
-__host__ static convnd_status convT_simt_launch(const convnd_launch_args *a) {
-    int32_t index = 0;
-#define CONVND_CONVT_SIMT_LAUNCH(cname, BM, BN, BK, TM, TN, STAGES)                                \
-    if (a->config == index++)                                                                      \
-        return convT_launch_tile<float,                                                            \
-                                 convT_simt_mma_kmajor<BM, BN, BK, igemm_ld<float, BK>::value,     \
-                                                       convT_ldb<float, BN>::value, TM, TN>,       \
-                                 BM, BN, BK, STAGES>(a, "convT_simt:" #cname);
-    CONVND_IGEMM_SIMT_CONFIGS(CONVND_CONVT_SIMT_LAUNCH)
-#undef CONVND_CONVT_SIMT_LAUNCH
-    return convnd_error(CONVND_ERR_INTERNAL, "convT_simt: config %d out of range [0, %d)",
-                        (int)a->config, (int)index);
-}
+struct convT_simt_family {
+    static constexpr const char *name = "convT_simt";
+    template <typename T, int BM, int BN, int BK, int TM, int TN, int STAGES>
+    static convnd_status tile(const convnd_launch_args *a, const char *spec) {
+        using mma = convT_simt_mma_kmajor<BM, BN, BK, igemm_ld<float, BK>::value,
+                                          convT_ldb<float, BN>::value, TM, TN>;
+        return convT_launch_tile<float, mma, BM, BN, BK, STAGES>(a, spec);
+    }
+};
+CONVND_DEFINE_CONFIG_DISPATCH(convT_simt_dispatch, CONVND_IGEMM_SIMT_CONFIGS)
 
 } // namespace CONVND_NS
 
 CONVND_DEFINE_LAUNCHER(convT_simt) {
-    return CONVND_NS::convT_simt_launch(a);
+    return CONVND_NS::convT_simt_dispatch<CONVND_NS::convT_simt_family, float>(a);
 }

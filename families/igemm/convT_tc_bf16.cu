@@ -2,4 +2,4 @@
 #include "portability.cuh"
 #include "convT_tc.cuh"
 
-CONVND_TC_UNIT(convT_tc_bf16, convnd_bf16, convT_tc_config, convT_tc_launch)
+CONVND_TC_UNIT(convT_tc_bf16, convnd_bf16, convT_tc_family)

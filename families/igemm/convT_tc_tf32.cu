@@ -3,4 +3,4 @@
 #include "portability.cuh"
 #include "convT_tc.cuh"
 
-CONVND_TC_UNIT(convT_tc_tf32, float, convT_tc_config, convT_tc_launch)
+CONVND_TC_UNIT(convT_tc_tf32, float, convT_tc_family)

@@ -51,9 +51,9 @@ template <typename T, class Mma, int BM, int BN, int STAGES> struct igemm_smem_l
 
 /* One block's BM x BN tile (rows m0.., columns n0.. of group `group`'s GEMM): the whole kernel
  * but the choice of tile and geometry, so that the phase-decomposed transposed convolution
- * (families/igemm/convT_kernel.cuh) runs this same code on a per-block geometry with its own B loader.
- * Loaders: a class with member types A and B (igemm_loaders). z may be y (in place), so neither
- * carries __restrict__. y_base: added to every row's y (and z) offset (a transposed phase's
+ * (families/igemm/convT_kernel.cuh) runs this same code on a per-block geometry with its own B
+ * loader. Loaders: a class with member types A and B (igemm_loaders). z may be y (in place), so
+ * neither carries __restrict__. y_base: added to every row's y (and z) offset (a transposed phase's
  * first output), so that y and z stay the kernel's parameters rather than registers. */
 template <typename T, class Mma, int BM, int BN, int BK, int STAGES, class Loaders,
           class Io = igemm_no_io>

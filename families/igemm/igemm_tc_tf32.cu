@@ -2,4 +2,4 @@
 #include "portability.cuh"
 #include "igemm_tc.cuh"
 
-CONVND_TC_UNIT(igemm_tc_tf32, float, igemm_tc_config, igemm_tc_launch)
+CONVND_TC_UNIT(igemm_tc_tf32, float, igemm_tc_family)
