@@ -165,7 +165,8 @@ static convnd_status wan_setup(void *vs, int32_t small, uint64_t seed) {
 static convnd_status wan_run(void *vs, int32_t peer) {
     wan_cache *s = vs;
     if (!peer) {
-        const convnd_io io = {s->x.d, s->cache.d, s->w.d, NULL, NULL, s->y.d, s->state.d, NULL};
+        const convnd_io io = {
+            .x = s->x.d, .x_prefix = s->cache.d, .w = s->w.d, .y = s->y.d, .state = s->state.d};
         return convnd_plan_execute_io(s->fused, &io, s->ws, s->ws_bytes, NULL);
     }
     /* torch.cat([cache, x], dim=2); F.pad(..., H and W); conv; cache = X[:, :, -2:] */

@@ -64,6 +64,8 @@ static const char *required_because(int i) {
 
 convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_sizes *sizes,
                               const convnd_io *io) {
+    /* SPEC §13: a stateful causal conv1d's tensors are its own (states, index tensors) */
+    if (p->sequences.kind != CONVND_SEQS_NONE) return convnd_check_sequence_io(p, io);
     const convnd_problem_sizes s = *sizes;
     tensor_span spans[N_SPANS];
     call_spans(p, sizes, io, spans);
@@ -116,7 +118,7 @@ convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_size
 convnd_status convnd_check_pointers(const convnd_problem *p, const convnd_problem_sizes *sizes,
                                     const void *x, const void *w, const void *bias, const void *z,
                                     const void *y) {
-    const convnd_io io = {x, NULL, w, bias, z, (void *)y, NULL, NULL};
+    const convnd_io io = {.x = x, .w = w, .bias = bias, .z = z, .y = (void *)y};
     return convnd_check_io(p, sizes, &io);
 }
 

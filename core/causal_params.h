@@ -1,5 +1,6 @@
 /* The launch ABI of the stateful causal conv1d kernels (SPEC §13): what core/causal_validate.c
- * builds from a validated call and families/causal_conv1d/causal_conv1d.cu reads. Plain C. */
+ * schedule (families/causal_conv1d/causal_conv1d.c) builds from a plan's launch arguments and
+ * families/causal_conv1d/causal_conv1d.cu reads. Plain C. */
 #ifndef CONVND_CAUSAL_PARAMS_H
 #define CONVND_CAUSAL_PARAMS_H
 
@@ -36,13 +37,6 @@ typedef struct convnd_causal_launch_args {
     void *stream;
     convnd_device device;
 } convnd_causal_launch_args;
-
-/* Validate a call (SPEC §13, §8 style messages) and fill the launch arguments (device unset). */
-convnd_status convnd_causal_prepare(const convnd_causal_problem *p, const convnd_causal_tensors *t,
-                                    void *stream, convnd_causal_launch_args *a);
-convnd_status convnd_causal_update_prepare(const convnd_causal_update_problem *p,
-                                           const convnd_causal_update_tensors *t, void *stream,
-                                           convnd_causal_launch_args *a);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,130 @@
-/* Validation of the stateful causal conv1d calls (SPEC §13): every parameter and pointer is
- * checked, with a message naming the values, before any launch, so an error writes nothing. */
+/* SPEC §13 on a problem: the stateful causal conv1d's rules (a problem with sequences is one, as
+ * convnd_bind_causal_conv1d builds it) and its tensors' checks, which convnd_check_io runs for
+ * such a problem: every pointer present where needed, element-aligned, and no output overlapping
+ * anything else, before any launch, so an error writes nothing. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "causal_params.h"
 #include "checked_math.h"
+#include "convnd_causal.h"
 #include "error.h"
 #include "problem_internal.h"
+
+/* "sequences.FIELD=..." refusals name the binding that sets the fields */
+#define SEQ_RULE(cond, ...)                                                                        \
+    do {                                                                                           \
+        if (!(cond)) return convnd_error(CONVND_ERR_INVALID_ARGUMENT, __VA_ARGS__);                \
+    } while (0)
+
+/* Byte count of a product, or an overflow error naming the tensor. */
+static convnd_status count(const char *name, const int64_t *dims, int n, int64_t elem,
+                           int64_t *bytes) {
+    int64_t v[5];
+    memcpy(v, dims, sizeof(int64_t) * (size_t)n);
+    v[n] = elem;
+    if (convnd_product_overflows(v, n + 1, bytes))
+        return convnd_error(CONVND_ERR_OVERFLOW, "%s has more bytes than int64 can count", name);
+    return CONVND_OK;
+}
+
+/* The bytes of a sequence problem's tensors, each product overflow-checked with its name. */
+typedef struct sequence_bytes {
+    int64_t x, w, seq_idx, states, query_start_loc, cache_seqlens;
+} sequence_bytes;
+
+static convnd_status sequence_bytes_of(const convnd_problem *p, sequence_bytes *b) {
+    const convnd_sequences *q = &p->sequences;
+    const int64_t eb = convnd_dtype_bytes(p->dtype);
+    const int64_t B = p->N, D = p->C_in, L = p->input[0], W = p->kernel[0];
+    const int64_t x_dims[3] = {B, D, L}, w_dims[2] = {D, W}, i_dims[2] = {B, L};
+    memset(b, 0, sizeof *b);
+    convnd_status st;
+    if ((st = count("x", x_dims, 3, eb, &b->x)) || (st = count("weight", w_dims, 2, eb, &b->w)))
+        return st;
+    if (q->kind == CONVND_SEQS_UPDATE) {
+        const int64_t s_dims[3] = {q->state_rows, D, q->state_len}, b_dims[1] = {B};
+        if ((st = count("conv_state", s_dims, 3, eb, &b->states)) ||
+            (st = count("cache_seqlens", b_dims, 1, 4, &b->cache_seqlens)))
+            return st;
+        return CONVND_OK;
+    }
+    const int64_t states = q->kind == CONVND_SEQS_OFFSETS ? q->num_seqs : B;
+    const int64_t s_dims[3] = {states, D, W - 1}, q_dims[1] = {q->num_seqs + 1};
+    if ((st = count("states", s_dims, 3, eb, &b->states)) ||
+        (st = count("seq_idx", i_dims, 2, 4, &b->seq_idx)) ||
+        (st = count("query_start_loc", q_dims, 1, 4, &b->query_start_loc)))
+        return st;
+    return CONVND_OK;
+}
+
+convnd_status convnd_check_sequences(const convnd_problem *p) {
+    const convnd_sequences *q = &p->sequences;
+    if (q->kind == CONVND_SEQS_NONE) return CONVND_OK;
+    SEQ_RULE(q->kind >= CONVND_SEQS_ROWS && q->kind <= CONVND_SEQS_UPDATE,
+             "sequences.kind=%d is not a convnd_seqs (0 none .. 4 update)", (int)q->kind);
+    const char *why = "(a stateful causal conv1d, SPEC §13: convnd_bind_causal_conv1d binds one)";
+    SEQ_RULE(p->mode == CONVND_FORWARD && p->dims == 1,
+             "sequences: mode=%s dims=%d: forward 1-D only %s", convnd_mode_name(p->mode),
+             (int)p->dims, why);
+    SEQ_RULE((p->groups == p->C_in || (p->C_in == 0 && p->groups == 1)) && p->C_out == p->C_in,
+             "sequences: groups=%" PRId64 " C_in=%" PRId64 " C_out=%" PRId64 ": depthwise only %s",
+             p->groups, p->C_in, p->C_out, why);
+    const int64_t K = p->kernel[0];
+    SEQ_RULE(K >= 1 && K <= CONVND_CAUSAL_MAX_WIDTH,
+             "sequences: kernel=%" PRId64 " must be in 1..%d %s", K, CONVND_CAUSAL_MAX_WIDTH, why);
+    SEQ_RULE(p->stride[0] == 1 && p->dilation[0] == 1 && p->pad_before[0] == K - 1 &&
+                 p->pad_after[0] == 0,
+             "sequences: stride=%" PRId64 " dilation=%" PRId64 " pad %" PRId64 "/%" PRId64
+             ": stride 1, dilation 1, pad kernel-1/0 only %s",
+             p->stride[0], p->dilation[0], p->pad_before[0], p->pad_after[0], why);
+    SEQ_RULE(!p->has_z && p->alpha == 1.0f &&
+                 (p->activation == CONVND_ACT_NONE || p->activation == CONVND_ACT_SILU),
+             "sequences: has_z=%d alpha=%g activation=%s: bias and SiLU only %s", (int)p->has_z,
+             (double)p->alpha, convnd_activation_name(p->activation), why);
+    SEQ_RULE(p->w_layout == CONVND_CHANNELS_FIRST &&
+                 (p->y_layout == CONVND_LAYOUT_AUTO || p->y_layout == p->x_layout),
+             "sequences: w in channels-first and y in x's layout only %s", why);
+    SEQ_RULE(!p->x_view.custom && !p->y_view.custom && !p->z_view.custom,
+             "sequences: packed x and y only (no views) %s", why);
+    SEQ_RULE(p->prefix_size == 0 && p->state_size == 0 && p->suffix_size == 0,
+             "sequences: the states are sequences' own (prefix_size, state_size, suffix_size "
+             "0) %s",
+             why);
+    SEQ_RULE((q->kind == CONVND_SEQS_OFFSETS) == (q->num_seqs > 0),
+             "sequences.num_seqs=%" PRId64 " with kind=%d: offsets need num_seqs >= 1, the "
+             "others 0",
+             q->num_seqs, (int)q->kind);
+    SEQ_RULE(q->kind != CONVND_SEQS_OFFSETS || p->N == 1,
+             "sequences: packed sequences (num_seqs=%" PRId64 ") need N=1, got N=%" PRId64,
+             q->num_seqs, p->N);
+    const int32_t flags[] = {q->initial_states, q->final_states, q->circular, q->indexed};
+    for (int i = 0; i < 4; ++i)
+        SEQ_RULE(flags[i] == 0 || flags[i] == 1,
+                 "sequences: initial_states, final_states, circular and indexed are 0 or 1");
+    if (q->kind == CONVND_SEQS_UPDATE) {
+        SEQ_RULE(!q->initial_states && !q->final_states,
+                 "sequences: the decode step's state is state_len/state_rows, not "
+                 "initial/final states");
+        SEQ_RULE(q->state_len >= K - 1,
+                 "sequences.state_len=%" PRId64 " must be >= kernel-1=%" PRId64, q->state_len,
+                 K - 1);
+        SEQ_RULE(q->state_rows >= 0 && (q->indexed || q->state_rows >= p->N),
+                 "sequences.state_rows=%" PRId64 " must be >= 0, and >= N=%" PRId64
+                 " without state indices",
+                 q->state_rows, p->N);
+    } else {
+        SEQ_RULE(q->state_len == 0 && q->state_rows == 0 && !q->circular && !q->indexed,
+                 "sequences: state_len, state_rows, circular and indexed are the decode step's");
+        SEQ_RULE(q->kind != CONVND_SEQS_IDX || (!q->initial_states && !q->final_states),
+                 "seq_idx cannot be combined with initial_states/final_states "
+                 "(use query_start_loc for packed sequences with states)");
+    }
+    /* before the general tensor counts, so that an overflow names the call's tensor */
+    sequence_bytes b;
+    return sequence_bytes_of(p, &b);
+}
 
 typedef struct causal_span {
     const char *name;
@@ -56,184 +172,39 @@ static convnd_status check_spans(const causal_span *s, int n) {
     return CONVND_OK;
 }
 
-/* The fields both calls share. */
-static convnd_status check_common(int64_t batch, int64_t dim, int64_t seqlen, int32_t width,
-                                  convnd_dtype dtype, convnd_causal_layout layout, int32_t has_bias,
-                                  int32_t silu) {
-    if (convnd_dtype_bytes(dtype) == 0)
-        return convnd_error(CONVND_ERR_UNSUPPORTED,
-                            "dtype=%d is not supported (0 f32, 1 f16, 2 bf16)", (int)dtype);
-    if (layout != CONVND_CAUSAL_BDL && layout != CONVND_CAUSAL_BLD)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "layout=%d is not a convnd_causal_layout (0 (B, D, L), 1 (B, L, D))",
-                            (int)layout);
-    if (batch < 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "batch=%" PRId64 " must be >= 0", batch);
-    if (dim < 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "dim=%" PRId64 " must be >= 0", dim);
-    if (seqlen < 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "seqlen=%" PRId64 " must be >= 0", seqlen);
-    if (width < 1 || width > CONVND_CAUSAL_MAX_WIDTH)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "width=%d must be in 1..%d", (int)width,
-                            CONVND_CAUSAL_MAX_WIDTH);
-    if (has_bias != 0 && has_bias != 1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "has_bias=%d must be 0 or 1",
-                            (int)has_bias);
-    if (silu != 0 && silu != 1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "silu=%d must be 0 or 1", (int)silu);
-    return CONVND_OK;
-}
-
-/* Element count of a product, or an overflow error naming the tensor. */
-static convnd_status count(const char *name, const int64_t *dims, int n, int64_t elem,
-                           int64_t *bytes) {
-    int64_t v[5];
-    memcpy(v, dims, sizeof(int64_t) * (size_t)n);
-    v[n] = elem;
-    if (convnd_product_overflows(v, n + 1, bytes))
-        return convnd_error(CONVND_ERR_OVERFLOW, "%s has more bytes than int64 can count", name);
-    return CONVND_OK;
-}
-
-/* The fields both calls share, on a zeroed args; x and y are packed in the layout. */
-static void fill_common(convnd_causal_launch_args *a, int64_t batch, int64_t dim, int64_t seqlen,
-                        int32_t width, convnd_dtype dtype, convnd_causal_layout layout,
-                        int32_t has_bias, int32_t silu, const void *x, const void *w,
-                        const void *bias, void *y, void *stream) {
-    memset(a, 0, sizeof *a);
-    convnd_causal_params *q = &a->p;
-    q->dtype = dtype;
-    q->layout = layout;
-    q->width = width;
-    q->has_bias = has_bias;
-    q->silu = silu;
-    q->batch = batch;
-    q->dim = dim;
-    q->seqlen = seqlen;
-    q->xs_b = dim * seqlen;
-    q->xs_d = layout == CONVND_CAUSAL_BDL ? seqlen : 1;
-    q->xs_l = layout == CONVND_CAUSAL_BDL ? 1 : dim;
-    a->x = x;
-    a->w = w;
-    a->bias = has_bias ? bias : NULL;
-    a->y = y;
-    a->stream = stream;
-}
-
-convnd_status convnd_causal_prepare(const convnd_causal_problem *p, const convnd_causal_tensors *t,
-                                    void *stream, convnd_causal_launch_args *a) {
-    if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
-    if (!t) return convnd_error(CONVND_ERR_NULL_POINTER, "tensors is NULL");
-    convnd_status st = check_common(p->batch, p->dim, p->seqlen, p->width, p->dtype, p->layout,
-                                    p->has_bias, p->silu);
-    if (st) return st;
-    if (p->num_seqs < 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "num_seqs=%" PRId64 " must be >= 0",
-                            p->num_seqs);
-    if (p->num_seqs > 0 && p->batch != 1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "num_seqs=%" PRId64
-                            " (a packed batch) needs batch=1, got batch=%" PRId64,
-                            p->num_seqs, p->batch);
-    if (p->num_seqs == 0 && t->query_start_loc)
-        return convnd_error(
-            CONVND_ERR_INVALID_ARGUMENT,
-            "query_start_loc is given but num_seqs=0 (set num_seqs to its length - 1)");
-    if (t->seq_idx && p->num_seqs > 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "seq_idx and query_start_loc (num_seqs=%" PRId64 ") are exclusive",
-                            p->num_seqs);
-    if (t->seq_idx && (t->initial_states || t->final_states))
-        return convnd_error(CONVND_ERR_UNSUPPORTED,
-                            "seq_idx cannot be combined with initial_states/final_states "
-                            "(use query_start_loc for packed sequences with states)");
+convnd_status convnd_check_sequence_io(const convnd_problem *p, const convnd_io *io) {
+    const convnd_sequences *q = &p->sequences;
     const int64_t eb = convnd_dtype_bytes(p->dtype);
-    const int64_t states = p->num_seqs > 0 ? p->num_seqs : p->batch;
-    const int64_t x_dims[3] = {p->batch, p->dim, p->seqlen};
-    const int64_t w_dims[2] = {p->dim, p->width};
-    const int64_t s_dims[3] = {states, p->dim, p->width - 1};
-    const int64_t i_dims[2] = {p->batch, p->seqlen};
-    const int64_t q_dims[1] = {p->num_seqs + 1};
-    int64_t xb = 0, wb = 0, sb = 0, ib = 0, qb = 0;
-    if ((st = count("x", x_dims, 3, eb, &xb)) || (st = count("weight", w_dims, 2, eb, &wb)) ||
-        (st = count("states", s_dims, 3, eb, &sb)) || (st = count("seq_idx", i_dims, 2, 4, &ib)) ||
-        (st = count("query_start_loc", q_dims, 1, 4, &qb)))
-        return st;
-    const int64_t bias_bytes = p->has_bias ? p->dim * eb : 0;
-    const causal_span spans[] = {
-        {"x", t->x, xb, eb, 1, 0, NULL},
-        {"weight", t->weight, wb, eb, 1, 0, NULL},
-        {"bias", p->has_bias ? t->bias : NULL, bias_bytes, eb, 1, 0, NULL},
-        {"seq_idx", t->seq_idx, t->seq_idx ? ib : 0, 4, 0, 0, NULL},
-        {"query_start_loc", t->query_start_loc, p->num_seqs > 0 ? qb : 0, 4, 1, 0, NULL},
-        {"initial_states", t->initial_states, t->initial_states ? sb : 0, eb, 0, 0, NULL},
-        {"final_states", t->final_states, t->final_states ? sb : 0, eb, 0, 1, t->initial_states},
-        {"y", t->y, xb, eb, 1, 1, NULL},
-    };
-    if ((st = check_spans(spans, (int)(sizeof spans / sizeof spans[0])))) return st;
-
-    fill_common(a, p->batch, p->dim, p->seqlen, p->width, p->dtype, p->layout, p->has_bias, p->silu,
-                t->x, t->weight, t->bias, t->y, stream);
-    a->p.seqs = t->seq_idx        ? CONVND_CAUSAL_SEQ_IDX
-                : p->num_seqs > 0 ? CONVND_CAUSAL_OFFSETS
-                                  : CONVND_CAUSAL_ROWS;
-    a->p.num_seqs = states;
-    a->init = t->initial_states;
-    a->final_state = t->final_states;
-    a->seq_idx = t->seq_idx;
-    a->query_start_loc = p->num_seqs > 0 ? t->query_start_loc : NULL;
-    return CONVND_OK;
-}
-
-convnd_status convnd_causal_update_prepare(const convnd_causal_update_problem *p,
-                                           const convnd_causal_update_tensors *t, void *stream,
-                                           convnd_causal_launch_args *a) {
-    if (!p) return convnd_error(CONVND_ERR_NULL_POINTER, "problem is NULL");
-    if (!t) return convnd_error(CONVND_ERR_NULL_POINTER, "tensors is NULL");
-    convnd_status st = check_common(p->batch, p->dim, p->seqlen, p->width, p->dtype, p->layout,
-                                    p->has_bias, p->silu);
+    sequence_bytes b;
+    const convnd_status st = sequence_bytes_of(p, &b);
     if (st) return st;
-    if (p->state_len < p->width - 1)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "state_len=%" PRId64 " must be >= width-1=%d", p->state_len,
-                            (int)p->width - 1);
-    if (p->state_rows < 0)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "state_rows=%" PRId64 " must be >= 0",
-                            p->state_rows);
-    if (!t->conv_state_indices && p->state_rows < p->batch)
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "state_rows=%" PRId64 " < batch=%" PRId64
-                            " without conv_state_indices (row b is batch b's state)",
-                            p->state_rows, p->batch);
-    const int64_t eb = convnd_dtype_bytes(p->dtype);
-    const int64_t x_dims[3] = {p->batch, p->dim, p->seqlen};
-    const int64_t w_dims[2] = {p->dim, p->width};
-    const int64_t s_dims[3] = {p->state_rows, p->dim, p->state_len};
-    const int64_t b_dims[1] = {p->batch};
-    int64_t xb = 0, wb = 0, sb = 0, bb = 0;
-    if ((st = count("x", x_dims, 3, eb, &xb)) || (st = count("weight", w_dims, 2, eb, &wb)) ||
-        (st = count("conv_state", s_dims, 3, eb, &sb)) ||
-        (st = count("cache_seqlens", b_dims, 1, 4, &bb)))
-        return st;
+    const int64_t bias_bytes = p->has_bias ? p->C_in * eb : 0;
+    if (q->kind == CONVND_SEQS_UPDATE) {
+        const causal_span spans[] = {
+            {"x", io->x, b.x, eb, 1, 0, NULL},
+            {"weight", io->w, b.w, eb, 1, 0, NULL},
+            {"bias", p->has_bias ? io->bias : NULL, bias_bytes, eb, 1, 0, NULL},
+            {"cache_seqlens", io->cache_seqlens, io->cache_seqlens ? b.cache_seqlens : 0, 4, 0, 0,
+             NULL},
+            {"conv_state_indices", io->state_indices, io->state_indices ? b.cache_seqlens : 0, 4, 0,
+             0, NULL},
+            {"conv_state", io->state, p->N > 0 ? b.states : 0, eb, 1, 1, NULL},
+            {"y", io->y, b.x, eb, 1, 1, NULL},
+        };
+        return check_spans(spans, (int)(sizeof spans / sizeof spans[0]));
+    }
+    const void *init = q->initial_states ? io->x_prefix : NULL;
+    const void *final = q->final_states ? io->state : NULL;
     const causal_span spans[] = {
-        {"x", t->x, xb, eb, 1, 0, NULL},
-        {"weight", t->weight, wb, eb, 1, 0, NULL},
-        {"bias", p->has_bias ? t->bias : NULL, p->has_bias ? p->dim * eb : 0, eb, 1, 0, NULL},
-        {"cache_seqlens", t->cache_seqlens, t->cache_seqlens ? bb : 0, 4, 0, 0, NULL},
-        {"conv_state_indices", t->conv_state_indices, t->conv_state_indices ? bb : 0, 4, 0, 0,
-         NULL},
-        {"conv_state", t->conv_state, p->batch > 0 ? sb : 0, eb, 1, 1, NULL},
-        {"y", t->y, xb, eb, 1, 1, NULL},
+        {"x", io->x, b.x, eb, 1, 0, NULL},
+        {"weight", io->w, b.w, eb, 1, 0, NULL},
+        {"bias", p->has_bias ? io->bias : NULL, bias_bytes, eb, 1, 0, NULL},
+        {"seq_idx", io->seq_idx, q->kind == CONVND_SEQS_IDX ? b.seq_idx : 0, 4, 1, 0, NULL},
+        {"query_start_loc", io->query_start_loc,
+         q->kind == CONVND_SEQS_OFFSETS ? b.query_start_loc : 0, 4, 1, 0, NULL},
+        {"initial_states", init, init ? b.states : 0, eb, 0, 0, NULL},
+        {"final_states", final, final ? b.states : 0, eb, 0, 1, init},
+        {"y", io->y, b.x, eb, 1, 1, NULL},
     };
-    if ((st = check_spans(spans, (int)(sizeof spans / sizeof spans[0])))) return st;
-
-    fill_common(a, p->batch, p->dim, p->seqlen, p->width, p->dtype, p->layout, p->has_bias, p->silu,
-                t->x, t->weight, t->bias, t->y, stream);
-    a->p.num_seqs = p->batch;
-    a->p.state_len = p->state_len;
-    a->p.state_rows = p->state_rows;
-    a->state = t->conv_state;
-    a->cache_seqlens = t->cache_seqlens;
-    a->state_indices = t->conv_state_indices;
-    return CONVND_OK;
+    return check_spans(spans, (int)(sizeof spans / sizeof spans[0]));
 }

@@ -107,6 +107,7 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
 
     const int32_t dims = p->dims;
     q.dims = dims;
+    q.sequences = p->sequences;
     for (int j = 0; j < 3; ++j) {
         const int t = j - (3 - dims);
         const int real = t >= 0;

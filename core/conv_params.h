@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "convnd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,6 +41,9 @@ typedef struct convnd_conv_params {
     int64_t prefix_len, suffix_len, state_len, state_numel;
     int64_t ps[5], fs[5], ss[5];
     int32_t dims; /* the problem's spatial dims (1..3): its dim d is index 3 - dims + d here */
+    /* SPEC §13: a stateful causal conv1d's sequences (kind 0: none; the causal_conv1d
+     * schedule's) */
+    convnd_sequences sequences;
 } convnd_conv_params;
 
 #ifdef __cplusplus

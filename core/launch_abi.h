@@ -20,7 +20,9 @@ typedef struct convnd_launch_args {
     void *y;
     const void *x_prefix; /* SPEC §12, when params.prefix_len > 0 */
     const void *x_suffix; /* SPEC §14, when params.suffix_len > 0 */
-    void *state;          /* SPEC §12, when params.state_len > 0 */
+    void *state;          /* SPEC §12, when params.state_len > 0; §13: the causal states */
+    /* SPEC §13 (params.sequences): a stateful causal conv1d's int32 index tensors */
+    const int32_t *seq_idx, *query_start_loc, *cache_seqlens, *state_indices;
     void *workspace;
     size_t workspace_bytes;
     void *stream;

@@ -53,6 +53,12 @@ static inline int32_t convnd_has_io_axis(const convnd_problem *p) {
     return p->prefix_size > 0 || p->suffix_size > 0 || p->state_size > 0;
 }
 
+/* SPEC §13 (core/causal_validate.c): a problem with sequences is a stateful causal conv1d, every
+ * field as convnd_bind_causal_conv1d sets it; and its tensors' checks (convnd_check_io's for such
+ * a problem: the states and index tensors, packed). */
+convnd_status convnd_check_sequences(const convnd_problem *p);
+convnd_status convnd_check_sequence_io(const convnd_problem *p, const convnd_io *io);
+
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);
 

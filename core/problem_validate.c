@@ -114,8 +114,10 @@ static convnd_status check_spatial_params(const convnd_problem *p) {
                       {"kernel", p->kernel[t]},
                       {"stride", p->stride[t]},
                       {"dilation", p->dilation[t]}};
+        /* SPEC §13: a stateful causal conv1d may run no token (its states still pass through) */
+        const int64_t least_input = p->sequences.kind != CONVND_SEQS_NONE ? 0 : 1;
         for (int i = 0; i < 4; ++i)
-            if (params[i].value < 1)
+            if (params[i].value < (i == 0 ? least_input : 1))
                 return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "%s[%d]=%" PRId64 " must be >= 1",
                                     params[i].name, t, params[i].value);
     }
@@ -153,7 +155,7 @@ static convnd_status output_size_of_dim(const convnd_problem *p, int t, int64_t 
                             ", kernel=%" PRId64 ", dilation=%" PRId64 ", stride=%" PRId64
                             ", pad %" PRId64 "/%" PRId64 ")",
                             convnd_mode_name(p->mode), t, I, K, D, S, P0, P1);
-    if (O < 1)
+    if (O < 1 && !(O == 0 && I == 0 && p->sequences.kind != CONVND_SEQS_NONE))
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "%s output size O[%d]=%" PRId64 " < 1 (input=%" PRId64
                             ", kernel=%" PRId64 ", dilation=%" PRId64 ", stride=%" PRId64
@@ -269,7 +271,7 @@ convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT, "dims=%d must be 1, 2 or 3", (int)p->dims);
     convnd_status st;
     if ((st = check_enums(p)) || (st = check_counts_and_groups(p)) ||
-        (st = check_spatial_params(p)))
+        (st = check_spatial_params(p)) || (st = convnd_check_sequences(p)))
         return st;
     if ((st = convnd_check_io_axis(p, s))) return st;
     for (int t = 0; t < CONVND_MAX_DIMS; ++t)

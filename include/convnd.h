@@ -91,6 +91,31 @@ typedef struct convnd_view {
 /* The canonical problem. Sizes are int64; per-dimension arrays hold `dims` entries, outermost
  * spatial dimension first (D, H, W); entries past `dims` are ignored. Fill with
  * convnd_problem_init() and then set what differs from its defaults. */
+/* SPEC §13 on a problem: the stateful causal conv1d (include/convnd_causal.h binds its calls
+ * onto one: convnd_bind_causal_conv1d). A depthwise 1-D forward conv with P0 = K-1, P1 = 0 whose
+ * batch rows hold sequences and whose history lives in states; only the causal_conv1d schedule
+ * runs it. CONVND_SEQS_NONE (0, the default) for every other problem. */
+typedef enum convnd_seqs {
+    CONVND_SEQS_NONE = 0,
+    CONVND_SEQS_ROWS = 1,    /* every batch row is one sequence (causal_conv1d_fn) */
+    CONVND_SEQS_IDX = 2,     /* per-token sequence ids: io.seq_idx, int32 [N, I] */
+    CONVND_SEQS_OFFSETS = 3, /* num_seqs sequences packed in one row: io.query_start_loc */
+    CONVND_SEQS_UPDATE = 4   /* the decode step against io.state (causal_conv1d_update) */
+} convnd_seqs;
+
+typedef struct convnd_sequences {
+    convnd_seqs kind;
+    int64_t num_seqs; /* OFFSETS */
+    /* ROWS/OFFSETS: 1 when io.x_prefix holds initial states / io.state receives final states,
+     * [S, C, K-1] packed (S: num_seqs when packed, else N); io.state may be io.x_prefix exactly */
+    int32_t initial_states, final_states;
+    /* UPDATE: io.state is [state_rows, C, state_len] (state_len >= K-1), read and written;
+     * circular: 1 with io.cache_seqlens (int32 [N]); indexed: 1 with io.state_indices (int32
+     * [N]) */
+    int64_t state_len, state_rows;
+    int32_t circular, indexed;
+} convnd_sequences;
+
 typedef struct convnd_problem {
     int32_t dims; /* 1, 2 or 3 */
     convnd_mode mode;
@@ -125,6 +150,8 @@ typedef struct convnd_problem {
     /* SPEC §14: the prefix and the suffix as views (SPEC §11, strides over [N, C, spatial...]);
      * custom = 0 (the default): packed in x_layout. */
     convnd_view prefix_view, suffix_view;
+    /* SPEC §13: a stateful causal conv1d's sequences and states (above); kind 0: none. */
+    convnd_sequences sequences;
 } convnd_problem;
 
 /* Defaults: forward, N=1, groups=1, stride=dilation=1, padding 0, f32, channels-first x and w,
@@ -308,6 +335,8 @@ typedef struct convnd_io {
     const void *x, *x_prefix, *w, *bias, *z;
     void *y, *state;
     const void *x_suffix; /* SPEC §14: read when suffix_size > 0 */
+    /* SPEC §13 (problem.sequences): the int32 index tensors of a stateful causal conv1d */
+    const int32_t *seq_idx, *query_start_loc, *cache_seqlens, *state_indices;
 } convnd_io;
 /* convnd_plan_execute with every tensor of convnd_io; convnd_plan_execute and conv_nd pass NULL
  * for x_prefix and state, so a problem that reads or writes them needs this entry. */

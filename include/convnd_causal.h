@@ -97,6 +97,18 @@ typedef struct convnd_causal_update_tensors {
 convnd_status convnd_causal_conv1d_update(const convnd_causal_update_problem *p,
                                           const convnd_causal_update_tensors *t, void *stream);
 
+/* The two calls above as a problem and its tensors (SPEC §13 on convnd_problem: its sequences
+ * field), every argument checked as the calls check them (the pointers when the plan runs, in
+ * convnd_plan_execute_io): what the calls plan and execute through the registry (the
+ * causal_conv1d schedule), so that convnd_plan_explain, forced schedules, errata and the self-test
+ * see them as every other problem. Nothing is written on an error. */
+convnd_status convnd_bind_causal_conv1d(const convnd_causal_problem *p,
+                                        const convnd_causal_tensors *t, convnd_problem *out,
+                                        convnd_io *io);
+convnd_status convnd_bind_causal_conv1d_update(const convnd_causal_update_problem *p,
+                                               const convnd_causal_update_tensors *t,
+                                               convnd_problem *out, convnd_io *io);
+
 #ifdef __cplusplus
 }
 #endif

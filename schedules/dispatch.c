@@ -55,7 +55,7 @@ convnd_status conv_nd(const convnd_problem *p, const void *x, const void *w, con
     convnd_plan_t plan;
     convnd_status st = convnd_plan_prepare(&plan, p);
     if (st != CONVND_OK) return st;
-    const convnd_io io = {x, NULL, w, bias, z, y, NULL, NULL};
+    const convnd_io io = {.x = x, .w = w, .bias = bias, .z = z, .y = y};
     st = convnd_check_io(&plan.resolved.problem, &plan.resolved.sizes, &io);
     if (st != CONVND_OK) return st;
 

@@ -44,9 +44,11 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io,
     if (st != CONVND_OK) return st;
     /* zero-size batch or channels: nothing to do (wgrad still writes dw = beta*z when N == 0;
      * a state is written even when C_out == 0) */
-    if ((plan->resolved.problem.mode == CONVND_WGRAD ? plan->resolved.params.w_numel
-                                                     : plan->resolved.params.y_numel) == 0 &&
-        plan->resolved.params.state_numel == 0)
+    const convnd_problem *p = &plan->resolved.problem;
+    const convnd_sequences *seqs = &p->sequences; /* SPEC §13: states pass through with no token */
+    if ((p->mode == CONVND_WGRAD ? plan->resolved.params.w_numel : plan->resolved.params.y_numel) ==
+            0 &&
+        plan->resolved.params.state_numel == 0 && seqs->kind == CONVND_SEQS_NONE)
         return CONVND_OK;
     const convnd_launch_args a = {
         .params = plan->resolved.params,
@@ -55,9 +57,15 @@ convnd_status convnd_plan_launch(const convnd_plan_t *plan, const convnd_io *io,
         .bias = plan->resolved.problem.has_bias ? io->bias : NULL,
         .z = plan->resolved.problem.has_z ? io->z : NULL,
         .y = io->y,
-        .x_prefix = plan->resolved.problem.prefix_size > 0 ? io->x_prefix : NULL,
-        .x_suffix = plan->resolved.problem.suffix_size > 0 ? io->x_suffix : NULL,
-        .state = plan->resolved.problem.state_size > 0 ? io->state : NULL,
+        .x_prefix = p->prefix_size > 0 || seqs->initial_states ? io->x_prefix : NULL,
+        .x_suffix = p->suffix_size > 0 ? io->x_suffix : NULL,
+        .state = p->state_size > 0 || seqs->final_states || seqs->kind == CONVND_SEQS_UPDATE
+                     ? io->state
+                     : NULL,
+        .seq_idx = io->seq_idx,
+        .query_start_loc = io->query_start_loc,
+        .cache_seqlens = io->cache_seqlens,
+        .state_indices = io->state_indices,
         .workspace = workspace,
         .workspace_bytes = given,
         .stream = stream,
@@ -177,7 +185,7 @@ convnd_status convnd_plan_execute_io(const convnd_plan_t *plan, const convnd_io 
 convnd_status convnd_plan_execute(const convnd_plan_t *plan, const void *x, const void *w,
                                   const void *bias, const void *z, void *y, void *workspace,
                                   size_t workspace_bytes, void *stream) {
-    const convnd_io io = {x, NULL, w, bias, z, y, NULL, NULL};
+    const convnd_io io = {.x = x, .w = w, .bias = bias, .z = z, .y = y};
     return convnd_plan_execute_io(plan, &io, workspace, workspace_bytes, stream);
 }
 

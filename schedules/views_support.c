@@ -15,6 +15,15 @@ int32_t convnd_schedule_reads_ok(const convnd_schedule *s, const convnd_problem 
             "schedule '%s' reads no prefix or suffix and writes no state (prefix_size=%" PRId64
             ", suffix_size=%" PRId64 ", state_size=%" PRId64 "; 'direct' does)",
             s->name, p->prefix_size, p->suffix_size, p->state_size);
+    /* SPEC §13: a stateful causal conv1d's sequences and states are read by its own schedule */
+    if ((params->sequences.kind != CONVND_SEQS_NONE) != ((s->reads & CONVND_READS_SEQUENCES) != 0))
+        return convnd_refuse(reason, reason_len,
+                             params->sequences.kind != CONVND_SEQS_NONE
+                                 ? "schedule '%s' runs no stateful causal conv1d (SPEC §13: "
+                                   "problem.sequences; 'causal_conv1d' does)"
+                                 : "schedule '%s' runs stateful causal conv1d problems only "
+                                   "(SPEC §13: problem.sequences)",
+                             s->name);
     /* a view that addresses its tensor as the packed layout does is no view */
     if (!params->strided || (s->reads & CONVND_READS_VIEWS)) return 1;
     const int32_t xy_views = (s->reads & CONVND_READS_XY_VIEWS) != 0;

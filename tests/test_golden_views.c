@@ -261,7 +261,11 @@ static int run_once(const views_case *v, const convnd_problem *p, const char *ro
                           at(dz, v->zat, es),
                           (char *)dy + es * (size_t)v->yat,
                           ds,
-                          df};
+                          df,
+                          NULL,
+                          NULL,
+                          NULL,
+                          NULL};
     st = convnd_plan_execute_io(plan, &io, ws, ws_bytes, NULL);
     if (st == CONVND_OK) st = convnd_synchronize(NULL);
     cr_assert_eq(convnd_memcpy_d2h(got, dy, es * (size_t)v->yn), CONVND_OK);

@@ -329,6 +329,10 @@ static void check_chunked_equals_whole(const convnd_problem *whole, const int64_
                               NULL,
                               (char *)dy + es * (size_t)(t0 * yd.strides[2]),
                               states[j & 1],
+                              NULL,
+                              NULL,
+                              NULL,
+                              NULL,
                               NULL};
         cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK, "%s chunk %d: %s",
                      what, j, convnd_last_error());
@@ -833,7 +837,7 @@ Test(io_axis, bad_pointers_write_nothing) {
               "%s", convnd_last_error());
     convnd_plan_t *plan;
     cr_assert_eq(convnd_plan_create(&plan, &p, NULL), CONVND_OK, "%s", convnd_last_error());
-    convnd_io io = {x, xp, w, NULL, NULL, y, NULL, NULL};
+    convnd_io io = {.x = x, .x_prefix = xp, .w = w, .y = y};
     cr_expect_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_ERR_NULL_POINTER);
     cr_expect(strstr(convnd_last_error(), "state is NULL but the problem writes 48 bytes to it"),
               "%s", convnd_last_error());

@@ -219,7 +219,11 @@ convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const
                               c->p.has_z ? (c->z_in_place ? c->dy : c->dz) : NULL,
                               c->dy,
                               state,
-                              x_suffix};
+                              x_suffix,
+                              NULL,
+                              NULL,
+                              NULL,
+                              NULL};
         st = convnd_plan_execute_io(plan, &io, ws, ws_bytes, NULL);
     }
     convnd_plan_destroy(plan);
