@@ -14,6 +14,8 @@
 #include "test_problem_text.h"
 #include "test_random.h"
 #include "test_tolerance.h"
+#include "causal_ref.h"
+#include "convnd_causal.h"
 #include "convnd_ref.h"
 #include "test_wgrad_case.h"
 
@@ -410,6 +412,127 @@ static convnd_status append_erratum(const char *path, const char *spec, const co
 
 /* ---- the run -------------------------------------------------------------------------------- */
 
+/* ---- the stateful causal conv1d (SPEC §13): its calls, against the f64 reference ----------- */
+
+/* A causal case: the call's problem, in the table's words. */
+typedef struct causal_row {
+    const char *id;
+    convnd_causal_problem p;
+    int states, seq_idx; /* initial and final states given; per-token ids (two sequences a row) */
+} causal_row;
+
+static const causal_row causal_rows[] = {
+    {"rows_states_w4", {2, 40, 70, 4, CONVND_F32, CONVND_CAUSAL_BDL, 1, 1, 0}, 1, 0},
+    {"rows_states_w4_cl", {2, 40, 70, 4, CONVND_BF16, CONVND_CAUSAL_BLD, 1, 0, 0}, 1, 0},
+    {"packed_states_w3", {1, 33, 90, 3, CONVND_F16, CONVND_CAUSAL_BLD, 0, 1, 3}, 1, 0},
+    {"seq_idx_w5", {2, 8, 50, 5, CONVND_F32, CONVND_CAUSAL_BDL, 1, 0, 0}, 0, 1},
+    {"width1", {2, 6, 9, 1, CONVND_F16, CONVND_CAUSAL_BDL, 1, 1, 0}, 0, 0},
+};
+
+static void *causal_dev(const void *host, size_t bytes) {
+    void *d = NULL;
+    if (convnd_malloc(&d, bytes ? bytes : 1) != CONVND_OK) return NULL;
+    if (host && bytes && convnd_memcpy_h2d(d, host, bytes) != CONVND_OK) {
+        convnd_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Runs row in every thread order of the device on poisoned outputs, each run against the
+ * reference (the forced-schedule suite's tolerance for the bound problem), the final states
+ * bit for bit. */
+static void causal_case(const selftest_options *o, const causal_row *row, case_result *r) {
+    const convnd_causal_problem *p = &row->p;
+    const size_t eb = convnd_ref_dtype_size(p->dtype);
+    const int64_t n = p->batch * p->dim * p->seqlen, S = p->num_seqs > 0 ? p->num_seqs : p->batch;
+    const int64_t sn = S * p->dim * (p->width - 1);
+    test_rng rng = test_rng_seed(o->seed ^ 0x5eed5eedULL);
+    void *x = malloc(eb * (size_t)n + 1), *w = malloc(eb * (size_t)(p->dim * p->width)),
+         *b = malloc(eb * (size_t)p->dim + 1), *init = malloc(eb * (size_t)sn + 1),
+         *y = malloc(eb * (size_t)n + 1), *fin = malloc(eb * (size_t)sn + 1);
+    int32_t qsl[8] = {0, 20, 21, (int32_t)p->seqlen}, *ids = malloc(4 * (size_t)n + 4);
+    double *ref = malloc(sizeof(double) * (size_t)(n + 1)),
+           *mag = malloc(sizeof(double) * (size_t)(n + 1)),
+           *fref = malloc(sizeof(double) * (size_t)(sn + 1));
+    test_fill_random(p->dtype, x, n, &rng);
+    test_fill_random(p->dtype, w, p->dim * p->width, &rng);
+    test_fill_random(p->dtype, b, p->dim, &rng);
+    test_fill_random(p->dtype, init, sn, &rng);
+    for (int64_t i = 0; i < p->batch * p->seqlen; ++i)
+        ids[i] = (int32_t)((i % p->seqlen) >= p->seqlen / 2);
+    const convnd_causal_tensors host = {.x = x,
+                                        .weight = w,
+                                        .bias = b,
+                                        .seq_idx = row->seq_idx ? ids : NULL,
+                                        .query_start_loc = p->num_seqs ? qsl : NULL,
+                                        .initial_states = row->states ? init : NULL,
+                                        .final_states = row->states ? fin : NULL,
+                                        .y = y};
+    convnd_ref_causal_conv1d(p, &host, ref, mag, fref);
+    convnd_problem bound;
+    convnd_io unused;
+    r->worst_ref = 0;
+    r->worst_direct = -1;
+    r->passed = convnd_bind_causal_conv1d(p, &host, &bound, &unused) == CONVND_OK;
+    if (!r->passed) snprintf(r->why, sizeof r->why, "binding: %s", convnd_last_error());
+    const test_tolerance tol = test_tolerance_for(&bound);
+    for (int order = 0; r->passed && order < test_order_count(); ++order) {
+        test_order_apply(order);
+        convnd_causal_tensors d = host;
+        d.x = causal_dev(x, eb * (size_t)n);
+        d.weight = causal_dev(w, eb * (size_t)(p->dim * p->width));
+        d.bias = causal_dev(b, eb * (size_t)p->dim);
+        d.seq_idx = host.seq_idx ? causal_dev(ids, 4 * (size_t)(p->batch * p->seqlen)) : NULL;
+        d.query_start_loc =
+            host.query_start_loc ? causal_dev(qsl, 4 * (size_t)(p->num_seqs + 1)) : NULL;
+        d.initial_states = host.initial_states ? causal_dev(init, eb * (size_t)sn) : NULL;
+        memset(y, 0xff, eb * (size_t)n); /* poisoned: NaN in every dtype */
+        memset(fin, 0xff, eb * (size_t)sn);
+        d.y = causal_dev(y, eb * (size_t)n);
+        d.final_states = host.final_states ? causal_dev(fin, eb * (size_t)sn) : NULL;
+        const convnd_status st = convnd_causal_conv1d(p, &d, NULL);
+        if (st == CONVND_OK) {
+            convnd_memcpy_d2h(y, d.y, eb * (size_t)n);
+            if (d.final_states) convnd_memcpy_d2h(fin, d.final_states, eb * (size_t)sn);
+        } else {
+            r->passed = 0;
+            snprintf(r->why, sizeof r->why, "order %s: %s", test_order_name(order),
+                     convnd_last_error());
+        }
+        for (int64_t i = 0; r->passed && i < n; ++i) {
+            const double g = convnd_ref_load(p->dtype, y, i);
+            const double bound_i = test_tolerance_bound(&tol, ref[i], mag[i]);
+            const double ratio =
+                bound_i > 0 ? fabs(g - ref[i]) / bound_i : (g == ref[i] ? 0 : INFINITY);
+            if (!(ratio <= 1.0)) {
+                r->passed = 0;
+                snprintf(r->why, sizeof r->why, "order %s: y[%lld] = %.9g, reference %.9g",
+                         test_order_name(order), (long long)i, g, ref[i]);
+            }
+            if (ratio > r->worst_ref) r->worst_ref = ratio;
+        }
+        for (int64_t i = 0; r->passed && host.final_states && i < sn; ++i)
+            if (convnd_ref_load(p->dtype, fin, i) != fref[i]) {
+                r->passed = 0;
+                snprintf(r->why, sizeof r->why, "order %s: final state %lld is %.9g, not %.9g",
+                         test_order_name(order), (long long)i, convnd_ref_load(p->dtype, fin, i),
+                         fref[i]);
+            }
+        convnd_free((void *)d.x);
+        convnd_free((void *)d.weight);
+        convnd_free((void *)d.bias);
+        convnd_free((void *)d.seq_idx);
+        convnd_free((void *)d.query_start_loc);
+        convnd_free((void *)d.initial_states);
+        convnd_free(d.y);
+        convnd_free(d.final_states);
+    }
+    test_order_apply(0);
+    free(x), free(w), free(b), free(init), free(y), free(fin), free(ids), free(ref), free(mag),
+        free(fref);
+}
+
 static void print_row(FILE *out, const char *spec, const convnd_problem *p, const char *row,
                       const case_result *r, double ms) {
     char ref[16], direct[16];
@@ -527,6 +650,43 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
                 if (!errata[0]) continue;
                 int written = 0;
                 st = append_erratum(errata, spec, &p, row, &res, &written);
+                if (written) {
+                    ++sum->errata_lines;
+                    snprintf(sum->errata, sizeof sum->errata, "%s", errata);
+                }
+            }
+            /* the stateful causal conv1d's schedule runs its calls' problems (SPEC §13) */
+            for (size_t r = 0;
+                 !strcmp(name, "causal_conv1d") && r < sizeof causal_rows / sizeof causal_rows[0];
+                 ++r) {
+                if (o.level == SELFTEST_QUICK && cases > 0) break;
+                convnd_problem p;
+                convnd_io io;
+                const causal_row *row = &causal_rows[r];
+                const convnd_causal_tensors shape_only = {
+                    .seq_idx = row->seq_idx ? (const int32_t *)1 : NULL,
+                    .query_start_loc = row->p.num_seqs ? (const int32_t *)1 : NULL,
+                    .initial_states = row->states ? (const void *)1 : NULL,
+                    .final_states = row->states ? (void *)1 : NULL};
+                if (convnd_bind_causal_conv1d(&row->p, &shape_only, &p, &io) != CONVND_OK) continue;
+                ++cases;
+                case_result res;
+                memset(&res, 0, sizeof res);
+                const double t0 = now_seconds();
+                causal_case(&o, row, &res);
+                const double ms = 1e3 * (now_seconds() - t0);
+                if (o.progress) fprintf(o.progress, "\r%*s\r", 90, "");
+                print_row(out, spec, &p, row->id, &res, ms);
+                fflush(out);
+                ++sum->cases;
+                if (res.passed) {
+                    ++sum->passed;
+                    continue;
+                }
+                ++sum->failed;
+                if (!errata[0]) continue;
+                int written = 0;
+                st = append_erratum(errata, spec, &p, row->id, &res, &written);
                 if (written) {
                     ++sum->errata_lines;
                     snprintf(sum->errata, sizeof sum->errata, "%s", errata);
