@@ -38,6 +38,20 @@ static convnd_status check_common(int64_t batch, int64_t dim, int64_t seqlen, in
     return CONVND_OK;
 }
 
+/* The bound problem validated into *out, and io with the tensors both calls have. */
+static convnd_status finish(const convnd_problem *q, const void *x, const void *w, const void *bias,
+                            void *y, convnd_problem *out, convnd_io *io) {
+    const convnd_status st = convnd_validate(q);
+    if (st) return st;
+    *out = *q;
+    memset(io, 0, sizeof *io);
+    io->x = x;
+    io->w = w;
+    io->bias = bias;
+    io->y = y;
+    return CONVND_OK;
+}
+
 /* The depthwise causal conv both calls are: x and y [B, D, L] in the layout, w [D, 1, W]. */
 static void causal_problem(int64_t batch, int64_t dim, int64_t seqlen, int32_t width,
                            convnd_dtype dtype, convnd_causal_layout layout, int32_t has_bias,
@@ -95,13 +109,7 @@ convnd_status convnd_bind_causal_conv1d(const convnd_causal_problem *p,
     q.sequences.num_seqs = p->num_seqs;
     q.sequences.initial_states = t->initial_states != NULL;
     q.sequences.final_states = t->final_states != NULL;
-    if ((st = convnd_validate(&q))) return st;
-    *out = q;
-    memset(io, 0, sizeof *io);
-    io->x = t->x;
-    io->w = t->weight;
-    io->bias = t->bias;
-    io->y = t->y;
+    if ((st = finish(&q, t->x, t->weight, t->bias, t->y, out, io))) return st;
     io->x_prefix = t->initial_states;
     io->state = t->final_states;
     io->seq_idx = t->seq_idx;
@@ -138,13 +146,7 @@ convnd_status convnd_bind_causal_conv1d_update(const convnd_causal_update_proble
     q.sequences.state_rows = p->state_rows;
     q.sequences.circular = t->cache_seqlens != NULL;
     q.sequences.indexed = t->conv_state_indices != NULL;
-    if ((st = convnd_validate(&q))) return st;
-    *out = q;
-    memset(io, 0, sizeof *io);
-    io->x = t->x;
-    io->w = t->weight;
-    io->bias = t->bias;
-    io->y = t->y;
+    if ((st = finish(&q, t->x, t->weight, t->bias, t->y, out, io))) return st;
     io->state = t->conv_state;
     io->cache_seqlens = t->cache_seqlens;
     io->state_indices = t->conv_state_indices;

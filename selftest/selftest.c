@@ -546,6 +546,30 @@ static void print_row(FILE *out, const char *spec, const convnd_problem *p, cons
             row, r->passed ? "pass" : "FAIL", ref, direct, ms, r->passed ? "" : "  ", r->why);
 }
 
+/* One case's end: its row printed, counted, and a failure appended to the errata (once). */
+static convnd_status record(const selftest_options *o, FILE *out, selftest_summary *sum,
+                            const char *errata, const char *spec, const convnd_problem *p,
+                            const char *row, const case_result *res, double t0) {
+    const double ms = 1e3 * (now_seconds() - t0);
+    if (o->progress) fprintf(o->progress, "\r%*s\r", 90, "");
+    print_row(out, spec, p, row, res, ms);
+    fflush(out);
+    ++sum->cases;
+    if (res->passed) {
+        ++sum->passed;
+        return CONVND_OK;
+    }
+    ++sum->failed;
+    if (!errata[0]) return CONVND_OK;
+    int written = 0;
+    const convnd_status st = append_erratum(errata, spec, p, row, res, &written);
+    if (written) {
+        ++sum->errata_lines;
+        snprintf(sum->errata, sizeof sum->errata, "%s", errata);
+    }
+    return st;
+}
+
 convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) {
     selftest_options o = *opts;
     FILE *out = o.out ? o.out : stdout;
@@ -637,23 +661,7 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
                     io_case(&o, &p, z_in_place, spec, &res);
                 else
                     conv_case(&o, &p, z_in_place, spec, &res);
-                const double ms = 1e3 * (now_seconds() - t0);
-                if (o.progress) fprintf(o.progress, "\r%*s\r", 90, "");
-                print_row(out, spec, &p, row, &res, ms);
-                fflush(out);
-                ++sum->cases;
-                if (res.passed) {
-                    ++sum->passed;
-                    continue;
-                }
-                ++sum->failed;
-                if (!errata[0]) continue;
-                int written = 0;
-                st = append_erratum(errata, spec, &p, row, &res, &written);
-                if (written) {
-                    ++sum->errata_lines;
-                    snprintf(sum->errata, sizeof sum->errata, "%s", errata);
-                }
+                st = record(&o, out, sum, errata, spec, &p, row, &res, t0);
             }
             /* the stateful causal conv1d's schedule runs its calls' problems (SPEC §13) */
             for (size_t r = 0;
@@ -674,23 +682,7 @@ convnd_status selftest_run(const selftest_options *opts, selftest_summary *sum) 
                 memset(&res, 0, sizeof res);
                 const double t0 = now_seconds();
                 causal_case(&o, row, &res);
-                const double ms = 1e3 * (now_seconds() - t0);
-                if (o.progress) fprintf(o.progress, "\r%*s\r", 90, "");
-                print_row(out, spec, &p, row->id, &res, ms);
-                fflush(out);
-                ++sum->cases;
-                if (res.passed) {
-                    ++sum->passed;
-                    continue;
-                }
-                ++sum->failed;
-                if (!errata[0]) continue;
-                int written = 0;
-                st = append_erratum(errata, spec, &p, row->id, &res, &written);
-                if (written) {
-                    ++sum->errata_lines;
-                    snprintf(sum->errata, sizeof sum->errata, "%s", errata);
-                }
+                st = record(&o, out, sum, errata, spec, &p, row->id, &res, t0);
             }
             if (cases) ++sum->configs;
         }
