@@ -19,8 +19,8 @@
     } while (0)
 
 /* Byte count of a product, or an overflow error naming the tensor. */
-static convnd_status count(const char *name, const int64_t *dims, int n, int64_t elem,
-                           int64_t *bytes) {
+static convnd_status byte_count(const char *name, const int64_t *dims, int n, int64_t elem,
+                                int64_t *bytes) {
     int64_t v[5];
     memcpy(v, dims, sizeof(int64_t) * (size_t)n);
     v[n] = elem;
@@ -41,20 +41,21 @@ static convnd_status sequence_bytes_of(const convnd_problem *p, sequence_bytes *
     const int64_t x_dims[3] = {B, D, L}, w_dims[2] = {D, W}, i_dims[2] = {B, L};
     memset(b, 0, sizeof *b);
     convnd_status st;
-    if ((st = count("x", x_dims, 3, eb, &b->x)) || (st = count("weight", w_dims, 2, eb, &b->w)))
+    if ((st = byte_count("x", x_dims, 3, eb, &b->x)) ||
+        (st = byte_count("weight", w_dims, 2, eb, &b->w)))
         return st;
     if (q->kind == CONVND_SEQS_UPDATE) {
         const int64_t s_dims[3] = {q->state_rows, D, q->state_len}, b_dims[1] = {B};
-        if ((st = count("conv_state", s_dims, 3, eb, &b->states)) ||
-            (st = count("cache_seqlens", b_dims, 1, 4, &b->cache_seqlens)))
+        if ((st = byte_count("conv_state", s_dims, 3, eb, &b->states)) ||
+            (st = byte_count("cache_seqlens", b_dims, 1, 4, &b->cache_seqlens)))
             return st;
         return CONVND_OK;
     }
     const int64_t states = q->kind == CONVND_SEQS_OFFSETS ? q->num_seqs : B;
     const int64_t s_dims[3] = {states, D, W - 1}, q_dims[1] = {q->num_seqs + 1};
-    if ((st = count("states", s_dims, 3, eb, &b->states)) ||
-        (st = count("seq_idx", i_dims, 2, 4, &b->seq_idx)) ||
-        (st = count("query_start_loc", q_dims, 1, 4, &b->query_start_loc)))
+    if ((st = byte_count("states", s_dims, 3, eb, &b->states)) ||
+        (st = byte_count("seq_idx", i_dims, 2, 4, &b->seq_idx)) ||
+        (st = byte_count("query_start_loc", q_dims, 1, 4, &b->query_start_loc)))
         return st;
     return CONVND_OK;
 }
