@@ -17,20 +17,16 @@ static const convnd_causal_launcher causal_conv1d_update_kernel =
 
 /* One configuration: tiles of 32 channels x 64 tokens (families/causal_conv1d/causal_conv1d.cu) */
 static const char *const causal_configs[] = {"d32_l64"};
-enum { CAUSAL_MAX_GRID_DIM_Y = 65535, CAUSAL_TILE_D = 32 };
+enum { CAUSAL_MAX_GRID_DIM_Y = 65535 };
 
 static int32_t causal_supports(const convnd_conv_params *params, int32_t config, char *reason,
                                size_t reason_len) {
-    (void)config;
-    if (params->sequences.kind == CONVND_SEQS_NONE)
-        return convnd_refuse(reason, reason_len,
-                             "not a stateful causal conv1d (SPEC §13: problem.sequences, "
-                             "convnd_bind_causal_conv1d)");
+    (void)config; /* only sequence problems get here (views_support.c: CONVND_READS_SEQUENCES) */
     if (params->sequences.kind != CONVND_SEQS_UPDATE &&
-        params->C_in > (int64_t)CAUSAL_MAX_GRID_DIM_Y * CAUSAL_TILE_D)
+        params->C_in > (int64_t)CAUSAL_MAX_GRID_DIM_Y * CONVND_CAUSAL_TILE_D)
         return convnd_refuse(reason, reason_len, "dim=%lld exceeds %lld (the grid's y)",
                              (long long)params->C_in,
-                             (long long)CAUSAL_MAX_GRID_DIM_Y * CAUSAL_TILE_D);
+                             (long long)CAUSAL_MAX_GRID_DIM_Y * CONVND_CAUSAL_TILE_D);
     return 1;
 }
 

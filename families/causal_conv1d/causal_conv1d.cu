@@ -17,9 +17,6 @@
 
 namespace CONVND_NS {
 
-#define CONVND_CAUSAL_THREADS 128
-#define CONVND_CAUSAL_TILE_D 32
-#define CONVND_CAUSAL_TILE_L 64
 
 /* Row pitch of the shared tile: odd, so that 32 threads reading one token of 32 channels
  * ((B, L, D) outputs) hit 32 different banks. */

@@ -7,6 +7,12 @@
 #include "causal_params.h"
 #include "launch_abi.h"
 
+/* The forward kernel's block and tile (the host's grid limit reads them too): 128 threads over
+ * tiles of 32 channels x 64 tokens. */
+#define CONVND_CAUSAL_THREADS 128
+#define CONVND_CAUSAL_TILE_D 32
+#define CONVND_CAUSAL_TILE_L 64
+
 #ifdef __cplusplus
 extern "C" {
 #endif
