@@ -21,7 +21,13 @@ enum { CAUSAL_MAX_GRID_DIM_Y = 65535 };
 
 static int32_t causal_supports(const convnd_conv_params *params, int32_t config, char *reason,
                                size_t reason_len) {
-    (void)config; /* only sequence problems get here (views_support.c: CONVND_READS_SEQUENCES) */
+    (void)config;
+    /* views_support.c refuses the same before the planner asks; supports() says it too, because
+     * it is the schedule's whole answer (convnd_schedule_supports, the fuzzer and tests ask it) */
+    if (params->sequences.kind == CONVND_SEQS_NONE)
+        return convnd_refuse(reason, reason_len,
+                             "not a stateful causal conv1d (SPEC §13: problem.sequences, "
+                             "convnd_bind_causal_conv1d)");
     if (params->sequences.kind != CONVND_SEQS_UPDATE &&
         params->C_in > (int64_t)CAUSAL_MAX_GRID_DIM_Y * CONVND_CAUSAL_TILE_D)
         return convnd_refuse(reason, reason_len, "dim=%lld exceeds %lld (the grid's y)",
