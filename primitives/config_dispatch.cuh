@@ -1,7 +1,8 @@
 /* The configuration dispatch of a launcher, written once for every family: configuration index
  * -> the tile template arguments of one row of the family's table (an X-macro of rows
- * X(name, BM, BN, BK, A, B, C): the registry's names come from the same table, so an index means
- * the same tile on both sides). A family supplies only what one tile runs:
+ * X(name, BM, BN, BK, ...): the registry's names come from the same table, so an index means
+ * the same tile on both sides). A family supplies only what one tile runs, its template taking
+ * the row's numbers in order (most tables: BM, BN, BK, A, B, C):
  *
  *   struct F {
  *       static constexpr const char *name = "schedule";
@@ -17,10 +18,10 @@
 
 #include <string>
 
-#define CONVND_CONFIG_ROW(cname, BM, BN, BK, A, B, C)                                              \
+#define CONVND_CONFIG_ROW(cname, ...)                                                              \
     if (a->config == index++) {                                                                    \
         static const std::string spec = std::string(F::name) + ":" #cname;                         \
-        return F::template tile<T, BM, BN, BK, A, B, C>(a, spec.c_str());                          \
+        return F::template tile<T, __VA_ARGS__>(a, spec.c_str());                                  \
     }
 
 #define CONVND_DEFINE_CONFIG_DISPATCH(fn, TABLE)                                                   \

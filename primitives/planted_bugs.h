@@ -25,6 +25,9 @@
 /* hopper_igemm consumers: the wait on a stage's full mbarrier dropped (read before the TMA
  * load has landed) */
 #define CONVND_PLANT_HOPPER_NO_FULL_WAIT 7
+/* wgrad_vec_tc main loop: the one barrier per k-tile removed, so a thread computes on a stage
+ * whose other threads' copies have not landed, and refills the stage others still read */
+#define CONVND_PLANT_WGRAD_VEC_NO_STAGE_BARRIER 8
 
 #ifndef CONVND_PLANTED_BUG
 #define CONVND_PLANTED_BUG CONVND_PLANT_NONE

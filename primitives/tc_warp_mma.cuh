@@ -4,14 +4,15 @@
  * layout.
  *
  * Stage tiles as the loaders write them, through their layouts (smem_tile.cuh): A (output
- * pixels x k) element (row, k) at LA::offset(row, k); B n-major LB::offset(n, k) or k-major
- * LB::offset(k, n). Each warp owns a WM x WN tile: FM x FN mma tiles of 16 x 8. f16/bf16:
- * m16n8k16, A through ldmatrix.x4, two n8 tiles of B per ldmatrix.x4 (.trans when B is k-major).
- * f32: m16n8k8 on TF32 (the caller allowed it), fragments rounded with cvt.rna after the read;
- * A and n-major B through ldmatrix.x4 as well (a 16-byte row is 4 whole 32-bit elements, and
- * lane 4*row + w receives element w: the m16n8k8 layout), k-major B element by element (.trans
- * moves 16-bit elements). The XOR-swizzled layouts of 16-bit tiles (and padded rows with
- * LD*size = 16 mod 128 bytes) put the 8 rows of an ldmatrix phase in 8 distinct 16-byte bank
+ * pixels x k) element (row, k) at LA::offset(row, k), or k-major LA::offset(k, row) (A_KMAJOR,
+ * 16-bit: ldmatrix.trans; the weight gradient's channels-last dy, families/wgrad/wgrad_vec.cuh); B
+ * n-major LB::offset(n, k) or k-major LB::offset(k, n). Each warp owns a WM x WN tile: FM x FN mma
+ * tiles of 16 x 8. f16/bf16: m16n8k16, A through ldmatrix.x4, two n8 tiles of B per ldmatrix.x4
+ * (.trans when B is k-major). f32: m16n8k8 on TF32 (the caller allowed it), fragments rounded with
+ * cvt.rna after the read; A and n-major B through ldmatrix.x4 as well (a 16-byte row is 4 whole
+ * 32-bit elements, and lane 4*row + w receives element w: the m16n8k8 layout), k-major B element by
+ * element (.trans moves 16-bit elements). The XOR-swizzled layouts of 16-bit tiles (and padded rows
+ * with LD*size = 16 mod 128 bytes) put the 8 rows of an ldmatrix phase in 8 distinct 16-byte bank
  * groups: no conflicts (tc_stage_tile below says which tile is which).
  *
  * tc_warp_mma_on<..., LA, LB> is the core; tc_warp_mma<..., LD, ..., LDB> the same on padded
@@ -25,7 +26,7 @@
 namespace CONVND_NS {
 
 template <typename T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, bool B_KMAJOR, class LA,
-          class LB>
+          class LB, bool A_KMAJOR = false>
 struct tc_warp_mma_on {
     using A_TILE = LA;
     using B_TILE = LB;
@@ -36,10 +37,11 @@ struct tc_warp_mma_on {
     static constexpr int FM = WM / 16, FN = WN / 8;            /* 16x8 mma tiles per warp */
     static_assert(WM % 16 == 0 && WN % 16 == 0 && BK % KSTEP == 0 && FM <= 8 && FN <= 8,
                   "tc tile shape (the loops below unroll at most 8)");
-    static_assert(LA::ROWS == BM && LA::COLS == BK &&
-                      (B_KMAJOR ? LB::ROWS == BK && LB::COLS == BN
-                                : LB::ROWS == BN && LB::COLS == BK),
-                  "stage tile layouts do not match the block tile");
+    static_assert(
+        (A_KMAJOR ? LA::ROWS == BK && LA::COLS == BM : LA::ROWS == BM && LA::COLS == BK) &&
+            (B_KMAJOR ? LB::ROWS == BK && LB::COLS == BN : LB::ROWS == BN && LB::COLS == BK),
+        "stage tile layouts do not match the block tile");
+    static_assert(!(A_KMAJOR && TF32), "a k-major A is read by ldmatrix.trans: 16-bit only");
     /* Blocks per SM to keep registers for: 128 registers a thread, 240 for 64x64 warp tiles
      * (128 accumulators), 255 for TF32 with 64+ accumulators. */
     static constexpr int REGS = FM * FN >= 32 ? 240 : TF32 && FM * FN >= 16 ? 255 : 128;
@@ -71,7 +73,11 @@ struct tc_warp_mma_on {
     /* Element offset of the A row this lane hands ldmatrix.x4 for mma tile row i at k: matrices
      * (rows 0-7 | 8-15) x (k 0.. | k QUAD..), lane l gives row l%16, half l/16. */
     __device__ __forceinline__ int a_ldsm_offset(int k, int i) const {
-        return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * QUAD);
+        if constexpr (A_KMAJOR) /* .trans: matrix q = lane/8 is (m half q%2, k half q/2), its
+                                   stored rows are k: the fragment as above, transposed */
+            return LA::offset(k + lane % 8 + (lane / 16) * 8, wm0 + 16 * i + ((lane / 8) % 2) * 8);
+        else
+            return LA::offset(wm0 + 16 * i + lane % 16, k + (lane / 16) * QUAD);
     }
 
     /* Element offset of the B row this lane hands ldmatrix.x4 for mma tile columns j, j+1 at k:
@@ -88,7 +94,7 @@ struct tc_warp_mma_on {
     /* A fragment of mma tile row i at k: a[r] = A[16i + g + 8(r&1)][k + ...] (mma_sync.cuh);
      * TF32 rounded with cvt.rna after the read. */
     __device__ __forceinline__ void load_a(uint32_t (&a)[4], const T *a_tile, int k, int i) const {
-        convnd_ldmatrix_at<4, false>(a, a_tile, (int)sizeof(T) * a_ldsm_offset(k, i));
+        convnd_ldmatrix_at<4, A_KMAJOR>(a, a_tile, (int)sizeof(T) * a_ldsm_offset(k, i));
         if constexpr (TF32) {
             CONVND_UNROLL(4)
             for (int r = 0; r < 4; ++r)

@@ -32,6 +32,7 @@ extern "C" {
     X(convT_tc)         /* transposed: phase-decomposed implicit GEMM */                           \
     X(convT_simt)       /* the same, CUDA cores */                                                 \
     X(wgrad_depthwise)  /* wgrad: one input channel per group */                                   \
+    X(wgrad_vec_tc)     /* wgrad: GEMM-shaped, channels-last 16-byte chunks, f16/bf16 */           \
     X(wgrad_igemm_tc)   /* wgrad: GEMM-shaped, f16/bf16 (TF32 when allowed) */                     \
     X(wgrad_igemm_simt) /* wgrad: GEMM-shaped, exact f32 */                                        \
     X(wgrad_splitk)     /* wgrad: few dw elements, long reduction */                               \

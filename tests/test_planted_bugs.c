@@ -218,6 +218,15 @@ Test(planted_bugs, wgrad_igemm_missing_stage_barrier_is_caught) {
                              "wgrad_igemm_tc:64x64x32_k1", convnd_planted_stage_wgrad_igemm_tc);
 }
 
+/* The vector path's one barrier per k-tile removed: each thread waits for its own copies only,
+ * then computes on chunks other threads copied, and refills the stage others still read. */
+convnd_status convnd_planted_vec_stage_wgrad_vec_tc(const convnd_launch_args *a);
+
+Test(planted_bugs, wgrad_vec_missing_stage_barrier_is_caught) {
+    expect_wgrad_race_caught("wg 2d N=2 Ci=16 Co=16 I=8,8 K=3 P0=1 P1=1 f16 x=cl y=cl w=cl",
+                             "wgrad_vec_tc:64x64x32_k1", convnd_planted_vec_stage_wgrad_vec_tc);
+}
+
 /* The depthwise wgrad without the barriers of its lanes' reduction tree (channels-first: 256
  * reduction lanes, 8 tree steps; channels-last: 8 lanes of 32 channels, 3 steps). */
 Test(planted_bugs, wgrad_depthwise_missing_tree_barrier_is_caught) {

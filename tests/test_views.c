@@ -264,9 +264,12 @@ Test(views, wgrad_reads_x_and_dy_views) {
         "wg 2d N=2 Ci=3 Co=4 I=5,6 K=3 P0=1 P1=1 xs=210,30,6,1 ys=187,45,9,1",
         "wg 2d N=2 Ci=3 Co=4 I=5,6 K=3 P0=1 P1=1 f16 x=cl xs=210,1,42,7 ys=187,45,9,1",
         "wg 1d N=3 Ci=4 Co=4 g=4 I=9 K=4 D=2 P0=6 bf16 x=cl xs=60,1,6 ys=40,10,1",
+        /* 16-byte chunks (wgrad_vec_tc): 8 of x's 16 channels, dy with a padded row pitch */
+        "wg 2d N=2 Ci=8 Co=16 I=5,6 K=3 P0=1 P1=1 f16 x=cl y=cl xs=480,1,96,16 ys=576,1,112,16",
     };
-    test_schedule_config configs[16];
-    const size_t n = test_list_schedule_configs("wgrad_", configs, 16);
+    test_schedule_config configs[64];
+    const size_t n = test_list_schedule_configs("wgrad_", configs, 64);
+    cr_assert(n < 64, "more wgrad configurations than the list holds");
     cr_assert(n >= 5);
     int ran[64] = {0}; /* by schedule index */
     cr_assert(convnd_schedule_table_size <= 64);

@@ -18,7 +18,7 @@
 #include "test_schedule_runs.h"
 #include "test_wgrad_case.h"
 
-#define MAX_WGRAD_CONFIGS 32
+#define MAX_WGRAD_CONFIGS 64
 static test_schedule_config wgrad_configs[MAX_WGRAD_CONFIGS];
 
 static size_t list_wgrad_configs(void) {
@@ -64,6 +64,25 @@ static const test_case_text depthwise_cases[] = {
     {"depthwise_empty_batch", "wg 1d N=0 Ci=4 Co=4 g=4 I=9 K=3 z beta=1", 1},
 };
 
+/* What wgrad_vec_tc runs (channels-last x and dy, channels per group multiples of 8): partial
+ * M and N tiles, 1/2/3-D, stride, dilation, negative padding, groups, both dw layouts, more than
+ * one M tile, a long reduction (split-K chunks of many k-tiles, a last partial k-tile),
+ * accumulation, an empty batch. */
+static const test_case_text vec_cases[] = {
+    {"vec_2d", "wg 2d N=2 Ci=16 Co=24 I=9,8 K=3 P0=1 P1=1 x=cl y=cl w=cl", 0},
+    {"vec_1d_strided_dilated", "wg 1d N=3 Ci=8 Co=16 I=40 K=5 S=2 D=2 P0=3 P1=1 x=cl y=cl w=cf", 0},
+    {"vec_3d", "wg 3d N=1 Ci=8 Co=8 I=5,6,7 K=3,2,3 D=1,2,1 P0=1 P1=0 x=cl y=cl w=cl", 0},
+    {"vec_grouped", "wg 2d N=2 Ci=32 Co=16 g=2 I=7,6 K=3 P0=1 P1=1 x=cl y=cl w=cl", 0},
+    {"vec_negative_pad", "wg 2d N=1 Ci=8 Co=8 I=10,9 K=3 S=1,2 P0=-2,1 P1=2,-1 x=cl y=cl w=cf", 0},
+    {"vec_wide", "wg 2d N=1 Ci=24 Co=136 I=5,6 K=3 P0=1 P1=1 x=cl y=cl w=cl", 0},
+    {"vec_long_reduction", "wg 1d N=2 Ci=8 Co=8 I=701 K=2 x=cl y=cl w=cl", 0},
+    {"vec_accumulate", "wg 2d N=2 Ci=8 Co=16 I=6,5 K=3 P0=1 P1=1 x=cl y=cl w=cl z alpha=0.5 beta=1",
+     1},
+    {"vec_empty_batch", "wg 1d N=0 Ci=8 Co=8 I=9 K=3 x=cl y=cl z beta=1", 1},
+};
+static const test_numerics vec_numerics[] = {{CONVND_F16, CONVND_MATH_DEFAULT},
+                                             {CONVND_BF16, CONVND_MATH_DEFAULT}};
+
 /* Every dtype in default math; a tensor-core schedule ("*_tc") f16, bf16 and f32 with TF32. */
 static const test_numerics wgrad_numerics[] = {
     {CONVND_F32, CONVND_MATH_DEFAULT},
@@ -74,6 +93,10 @@ static const test_numerics wgrad_numerics[] = {
 static const test_numerics *wgrad_numerics_of(test_schedule_config sc, size_t *count) {
     const char *name = convnd_schedule_table[sc.schedule]->name;
     const size_t n = strlen(name);
+    if (strcmp(name, "wgrad_vec_tc") == 0) {
+        *count = sizeof vec_numerics / sizeof vec_numerics[0];
+        return vec_numerics;
+    }
     if (n >= 3 && strcmp(name + n - 3, "_tc") == 0) return test_numerics_of(sc, count);
     *count = sizeof wgrad_numerics / sizeof wgrad_numerics[0];
     return wgrad_numerics;
@@ -110,10 +133,14 @@ ParameterizedTest(test_schedule_config *sc, wgrad, forced_schedule_table) {
     cr_log_info("%s", spec);
     size_t nnum = 0;
     const test_numerics *num = wgrad_numerics_of(*sc, &nnum);
-    /* wgrad_depthwise runs depthwise problems only (refusing others is asserted below) */
-    const int depthwise = strcmp(convnd_schedule_table[sc->schedule]->name, "wgrad_depthwise") == 0;
-    const test_case_text *cases = depthwise ? depthwise_cases : dense_cases;
+    /* wgrad_depthwise runs depthwise problems only, wgrad_vec_tc channels-last chunks (refusing
+     * others is asserted below) */
+    const char *name = convnd_schedule_table[sc->schedule]->name;
+    const int depthwise = strcmp(name, "wgrad_depthwise") == 0;
+    const int vec = strcmp(name, "wgrad_vec_tc") == 0;
+    const test_case_text *cases = depthwise ? depthwise_cases : vec ? vec_cases : dense_cases;
     const size_t count = depthwise ? sizeof depthwise_cases / sizeof depthwise_cases[0]
+                         : vec     ? sizeof vec_cases / sizeof vec_cases[0]
                                    : sizeof dense_cases / sizeof dense_cases[0];
     for (size_t i = 0; i < count; ++i)
         for (size_t d = 0; d < nnum; ++d) {
@@ -146,6 +173,19 @@ Test(wgrad, splitk_bit_identical_across_runs_and_orders) {
                       err, test_wgrad_determinism_problems[q]);
             test_wgrad_free(&c);
         }
+    /* the vector path's split-K, on a problem it runs (channels-last chunks) */
+    const char *vec_specs[] = {"wgrad_vec_tc:64x64x32_k8", "wgrad_vec_tc:128x128x32_k32",
+                               "wgrad_vec_tc:128x64x32_k8"};
+    for (size_t s = 0; s < sizeof vec_specs / sizeof vec_specs[0]; ++s) {
+        convnd_problem p =
+            test_parse_valid("wg 2d N=3 Ci=16 Co=24 I=15,13 K=3 S=2 P0=1 P1=1 bf16 x=cl y=cl");
+        char err[512];
+        test_wgrad_case c;
+        cr_assert(test_wgrad_init(&c, &p, 0, 7 + s, err, sizeof err), "%s", err);
+        cr_expect(test_wgrad_bit_identical(&c, vec_specs[s], NULL, err, sizeof err), "%s: %s",
+                  vec_specs[s], err);
+        test_wgrad_free(&c);
+    }
 }
 
 Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
@@ -156,6 +196,14 @@ Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
         {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1", "wgrad_igemm_simt:64x64x8_k8"},
         {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1 f16", "wgrad_igemm_tc:64x64x32_k1"},
         {"wg 3d N=1 Ci=32 Co=32 I=16,16,16 K=3 P0=1 P1=1 bf16", "wgrad_igemm_tc:32x32x32_k32"},
+        /* channels-last in 16-byte chunks: the vector path, its tile by the GEMM's sides */
+        {"wg 2d N=2 Ci=256 Co=256 I=14,14 K=3 P0=1 P1=1 f16 x=cl y=cl", "wgrad_vec_tc:128x128x32_"},
+        {"wg 2d N=4 Ci=8 Co=128 I=32,32 K=3 P0=1 P1=1 bf16 x=cl y=cl w=cl",
+         "wgrad_vec_tc:128x64x32_"},
+        {"wg 2d N=8 Ci=64 Co=64 I=56,56 K=3 P0=1 P1=1 bf16 x=cl y=cl w=cl",
+         "wgrad_vec_tc:64x64x32_"},
+        /* the same off the chunks, or f32: the gather path */
+        {"wg 2d N=2 Ci=252 Co=256 I=14,14 K=3 P0=1 P1=1 f16 x=cl y=cl", "wgrad_igemm_tc:64x64x32_"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         convnd_problem p = test_parse_valid(cases[i][0]);
@@ -167,6 +215,43 @@ Test(wgrad, planner_routes_wgrad_to_wgrad_schedules) {
     }
 }
 
+/* wgrad_vec_tc on x and dy one element off 16 bytes (valid in the API: element-aligned): the
+ * gather path's configuration of the same split count runs it, correct in every order. */
+Test(wgrad, vec_misaligned_pointers_take_the_gather_path) {
+    const char *specs[] = {"wgrad_vec_tc:128x128x32_k1", "wgrad_vec_tc:64x64x32_k8"};
+    for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s) {
+        convnd_problem p =
+            test_parse_valid("wg 2d N=2 Ci=16 Co=16 I=8,8 K=3 P0=1 P1=1 f16 x=cl y=cl w=cl");
+        char err[512];
+        test_wgrad_case c;
+        cr_assert(test_wgrad_init(&c, &p, 0, 21 + s, err, sizeof err), "%s", err);
+        void *aligned[2] = {c.dx, c.ddy};
+        const int64_t spans[2] = {c.xd.bytes / (int64_t)c.esize, c.dyd.bytes / (int64_t)c.esize};
+        const void *host[2] = {c.hx, c.hdy};
+        void *shifted[2];
+        for (int t = 0; t < 2; ++t) {
+            shifted[t] = test_device_upload(p.dtype, NULL, spans[t] + 1);
+            cr_assert(shifted[t] != NULL);
+            convnd_memcpy_h2d((char *)shifted[t] + c.esize, host[t], (size_t)spans[t] * c.esize);
+        }
+        c.dx = (char *)shifted[0] + c.esize;
+        c.ddy = (char *)shifted[1] + c.esize;
+        for (int o = 0; o < test_order_count(); ++o) {
+            test_order_apply(o);
+            cr_expect_eq(test_wgrad_run(&c, specs[s]), CONVND_OK, "%s: %s", specs[s],
+                         convnd_last_error());
+            cr_expect(test_wgrad_check(&c, err, sizeof err), "%s misaligned (order %s): %s",
+                      specs[s], test_order_name(o), err);
+        }
+        test_order_apply(0);
+        c.dx = aligned[0];
+        c.ddy = aligned[1];
+        convnd_free(shifted[0]);
+        convnd_free(shifted[1]);
+        test_wgrad_free(&c);
+    }
+}
+
 /* The new schedules' refusals name the reason. */
 Test(wgrad, schedules_refuse_with_reasons) {
     test_expect_refusal("wgrad_depthwise:s1", "wg 2d N=1 Ci=4 Co=4 I=5,5 K=3", CONVND_F32,
@@ -175,6 +260,14 @@ Test(wgrad, schedules_refuse_with_reasons) {
                         CONVND_MATH_DEFAULT, "wgrad only");
     test_expect_refusal("wgrad_igemm_tc:64x64x32_k1", "wg 2d N=1 Ci=16 Co=16 I=5,5 K=3", CONVND_F32,
                         CONVND_MATH_DEFAULT, "math=allow_tf32");
+    test_expect_refusal("wgrad_vec_tc:64x64x32_k1", "wg 2d N=1 Ci=16 Co=16 I=5,5 K=3 x=cl y=cl",
+                        CONVND_F32, CONVND_MATH_ALLOW_TF32, "f16/bf16 only");
+    test_expect_refusal("wgrad_vec_tc:64x64x32_k1", "wg 2d N=1 Ci=16 Co=16 I=5,5 K=3 x=cf y=cl",
+                        CONVND_F16, CONVND_MATH_DEFAULT, "must be channels-last");
+    test_expect_refusal("wgrad_vec_tc:64x64x32_k1", "wg 2d N=1 Ci=12 Co=16 I=5,5 K=3 x=cl y=cl",
+                        CONVND_BF16, CONVND_MATH_DEFAULT, "C_in/groups=12");
+    test_expect_refusal("wgrad_vec_tc:128x64x32_k8", "fwd 2d N=1 Ci=16 Co=16 I=5,5 K=3 x=cl w=cl",
+                        CONVND_F16, CONVND_MATH_DEFAULT, "wgrad only");
     test_expect_refusal("wgrad_igemm_simt:64x64x8_k8", "tr 2d N=1 Ci=16 Co=16 I=5,5 K=3",
                         CONVND_F32, CONVND_MATH_DEFAULT, "wgrad only");
     /* 4096 groups x 32 chunks along the grid's z */

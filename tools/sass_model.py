@@ -280,6 +280,10 @@ MEMORY_BOUND = re.compile(r"\b(depthwise_cl|depthwise_stream|depthwise_tile|grou
 # padded by 16 bytes, filled by plain stores (16-bit) or 4-byte cp.async (f32), read by tc_warp_mma
 WGRAD_TC = re.compile(r"wgrad_igemm_kernel<(\w+), \w+, [\w:]+wgrad_tc_mma<\w+, (\d+), (\d+), (\d+), "
                       r"(\d+), (\d+)>")
+# the weight gradient's vector path (families/wgrad/wgrad_vec.cuh): STAGES k-major swizzled tiles of
+# dy (BK x BM) and x (BK x BN) filled by 16-byte cp.async, read by ldmatrix.trans
+WGRAD_VEC_TC = re.compile(r"wgrad_vec_kernel<(\w+), [\w:]*tc_warp_mma_on<\w+, (\d+), (\d+), (\d+), "
+                          r"(\d+), (\d+), .*, (\d+)>\(")
 PATHS = {"0": "gather", "1": "vec", "2": "pointwise"}
 
 
@@ -306,6 +310,13 @@ def tensor_core_family(dem):
         ways = {"ldsm A": la[0], "ldsm B": lb[0], "cp.async A": la[1], "cp.async B": lb[1]}
         return ("convT_tc", DTYPE[t], f"{bm}x{bn}x{bk}_s{stages}", 32 * int(wm) * int(wn), ways,
                 PATHS.get(path, path))
+    m = WGRAD_VEC_TC.search(dem)
+    if m:
+        t, bm, bn, bk, wm, wn, stages = m.groups()
+        la, lb = stage_tile(ELEM[t], int(bm)), stage_tile(ELEM[t], int(bn))  # both k-major
+        ways = {"ldsm A": la[0], "ldsm B": lb[0], "cp.async A": la[1], "cp.async B": lb[1]}
+        return ("wgrad_vec_tc", DTYPE[t], f"{bm}x{bn}x{bk}", 32 * int(wm) * int(wn), ways,
+                f"{stages} stages")
     m = WGRAD_TC.search(dem)
     if m:
         t, bm, bn, bk, wm, wn = m.groups()
@@ -508,6 +519,12 @@ for _t in ("f16", "bf16", "tf32"):
 for _t in ("f16", "bf16"):
     FLOORS.update({("wgrad_tc", "64x64x32", _t): 0.05, ("wgrad_tc", "32x32x32", _t): 0.05})
 FLOORS.update({("wgrad_tc", "64x64x32", "tf32"): 0.09, ("wgrad_tc", "32x32x32", "tf32"): 0.09})
+# The weight gradient's vector path (wgrad_vec_tc, families/wgrad/wgrad_vec.cuh): 16-byte cp.async
+# of channels-last dy and x into k-major stages, ldmatrix.trans. Floors a little under its figures
+# (smem/issue %, f16 and bf16 alike, 2026-12-07): 128x128x32 65/57, 128x64x32 43/41, 64x64x32 31/27.
+for _t in ("f16", "bf16"):
+    FLOORS.update({("wgrad_vec_tc", "128x128x32", _t): 0.50, ("wgrad_vec_tc", "128x64x32", _t): 0.35,
+                   ("wgrad_vec_tc", "64x64x32", _t): 0.22})
 FLOORS.update({
     ("depthwise_cl", "f16"): 0.45, ("depthwise_cl", "bf16"): 0.45, ("depthwise_cl", "f32"): 0.85,
     ("depthwise_stream", "f16"): 0.45, ("depthwise_stream", "bf16"): 0.45,

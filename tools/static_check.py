@@ -84,6 +84,11 @@ RULES = [
     ("LDG128", re.compile(r"convT_kernel<.*, [12]>\("), "ldg128"),
     # depthwise_cl / depthwise_stream / grouped kernels with VECIO = true: 16-byte channel vectors
     ("LDG128", re.compile(r"(?:depthwise_cl|depthwise_stream|grouped)_kernel<.*, true>\("), "ldg128"),
+    # the weight gradient's vector path (families/wgrad/wgrad_vec.cuh): mma.sync on ldmatrix
+    # fragments (.trans) of stages filled by 16-byte cp.async
+    ("HMMA", re.compile(r"wgrad_vec_kernel<"), "hmma"),
+    ("LDSM", re.compile(r"wgrad_vec_kernel<"), "ldsm"),
+    ("LDG128", re.compile(r"wgrad_vec_kernel<"), "ldg128"),
     # the tensor-core register epilogue's 16-byte channels-last stores (tc_epilogue.cuh)
     ("STG128", re.compile(r"(?:igemm_tc_mma|convT_tc_mma_kmajor)<"), "stg128"),
 ]
@@ -192,9 +197,17 @@ IGEMM_KERNEL = re.compile(  # also convT_kernel and the prefix igemm_io_kernel: 
     r"(?:igemm|igemm_io|convT)_kernel<(\w+), [\w:]+<[^>]*>, (\d+), (\d+), (\d+), (\d+), (\d+)>\(")
 
 
+WGRAD_VEC_KERNEL = re.compile(r"wgrad_vec_kernel<(\w+), .*, (\d+), (\d+), (\d+), (\d+)>\(")
+
+
 def dynamic_smem(demangled):
     """Dynamic shared memory of an implicit-GEMM instance, from its template arguments. Mirrors
-    igemm_smem_layout in families/igemm/igemm_kernel.cuh (keep in sync); 0 for other kernels."""
+    igemm_smem_layout in families/igemm/igemm_kernel.cuh and wgrad_vec_launch_tile in
+    families/wgrad/wgrad_vec.cuh (keep in sync); 0 for other kernels."""
+    m = WGRAD_VEC_KERNEL.search(demangled)
+    if m:  # STAGES k-major swizzled tiles of BK x BM (dy) and BK x BN (x), 16-bit
+        bm, bn, bk, stages = (int(m.group(i)) for i in range(2, 6))
+        return stages * bk * (bm + bn) * 2
     m = IGEMM_KERNEL.search(demangled)
     if not m:
         return 0

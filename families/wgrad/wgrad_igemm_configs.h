@@ -35,4 +35,19 @@
     X(32x32x32_k8, 32, 32, 32, 1, 1, 8)                                                            \
     X(32x32x32_k32, 32, 32, 32, 1, 1, 32)
 
+/* The channels-last vector path on tensor cores (wgrad_vec_tc, families/wgrad/wgrad_vec.cuh):
+ * X(name, BM, BN, BK, WARPS_M, WARPS_N, STAGES, SPLITS), f16/bf16, STAGES k-tiles of cp.async in
+ * flight (48 KiB of shared memory at most, so no opt-in is needed on any GPU: 128x128 three
+ * stages, the others four). 64x64 warp tiles for 128x128, as CUTLASS's sm80 default. */
+#define CONVND_WGRAD_VEC_TC_CONFIGS(X)                                                             \
+    X(128x128x32_k1, 128, 128, 32, 2, 2, 3, 1)                                                     \
+    X(128x128x32_k8, 128, 128, 32, 2, 2, 3, 8)                                                     \
+    X(128x128x32_k32, 128, 128, 32, 2, 2, 3, 32)                                                   \
+    X(128x64x32_k1, 128, 64, 32, 2, 2, 4, 1)                                                       \
+    X(128x64x32_k8, 128, 64, 32, 2, 2, 4, 8)                                                       \
+    X(128x64x32_k32, 128, 64, 32, 2, 2, 4, 32)                                                     \
+    X(64x64x32_k1, 64, 64, 32, 2, 2, 4, 1)                                                         \
+    X(64x64x32_k8, 64, 64, 32, 2, 2, 4, 8)                                                         \
+    X(64x64x32_k32, 64, 64, 32, 2, 2, 4, 32)
+
 #endif
