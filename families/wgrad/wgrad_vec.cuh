@@ -70,10 +70,10 @@ __device__ __forceinline__ void wgrad_vec_cursor_add(const int32_t out[3], wgrad
 }
 
 /* What a thread's chunks keep for the whole block (each thread copies one column of chunks of
- * each operand): its dy channel offset, its x channel offset and tap displacement k * d per
- * spatial dim, and whether each column lies inside M, N. */
+ * each operand): its dy channel offset; its x tap's displacement k * d per spatial dim and the
+ * tap's and channel's offset in x; whether each column lies inside M, N. */
 struct wgrad_vec_columns {
-    int32_t dy_ch, x_ch, disp[3];
+    int32_t dy_ch, x_tap, disp[3];
     bool a_ok, b_ok;
 };
 
@@ -86,6 +86,8 @@ template <typename T, int BM, int BN, int BK, int THREADS> struct wgrad_vec_shap
     static constexpr int A_ROWS = BK * A_CPR / THREADS; /* A rows a thread copies per k-tile */
     static constexpr int B_ROWS = BK * B_CPR / THREADS;
     static constexpr int A_STEP = THREADS / A_CPR, B_STEP = THREADS / B_CPR; /* row stride */
+    /* the same rows for both operands (BM == BN): one set of cursors */
+    static constexpr bool SHARED_ROWS = A_CPR == B_CPR;
     using LA = smem_swizzled_tile<T, BK, BM>;
     using LB = smem_swizzled_tile<T, BK, BN>;
     static constexpr int STAGE = LA::ELEMS + LB::ELEMS;
@@ -113,11 +115,12 @@ __device__ __forceinline__ void wgrad_vec_load(const convnd_conv_params &p, cons
     for (int i = 0; i < sh::B_ROWS; ++i) {
         const wgrad_vec_cursor &c = rb[i];
         bool ok = col.b_ok && c.r < R;
-        int32_t off = c.n * (int32_t)p.xs[0] + col.x_ch;
+        int32_t off = c.n * (int32_t)p.xs[0] + col.x_tap;
         for (int d = 0; d < 3; ++d) {
-            const int32_t in = c.o[d] * (int32_t)p.s[d] - (int32_t)p.p0[d] + col.disp[d];
-            ok = ok && in >= 0 && in < (int32_t)p.in[d];
-            off += in * (int32_t)p.xs[2 + d];
+            const int32_t base = c.o[d] * (int32_t)p.s[d] - (int32_t)p.p0[d]; /* the row's */
+            /* 0 <= in < size as one unsigned compare */
+            ok = ok && (uint32_t)(base + col.disp[d]) < (uint32_t)p.in[d];
+            off += base * (int32_t)p.xs[2 + d];
         }
         const int row = tid / sh::B_CPR + i * sh::B_STEP;
         convnd_cp_async<16>(b + sh::LB::offset(row, bc * wgrad_vec_elems), ok ? x + off : x, ok);
@@ -161,29 +164,36 @@ __global__ void __launch_bounds__(Mma::THREADS, wgrad_vec_min_blocks<Mma>)
         const int32_t cn = n0 + (tid % sh::B_CPR) * wgrad_vec_elems;
         col.b_ok = cn < NC;
         int32_t kidx = col.b_ok ? cn / cin_g : 0;
-        col.x_ch = (int32_t)(g * p.cin_g) + (col.b_ok ? cn % cin_g : 0);
+        col.x_tap = (int32_t)(g * p.cin_g) + (col.b_ok ? cn % cin_g : 0);
         for (int d = 2; d >= 0; --d) {
             col.disp[d] = (kidx % (int32_t)p.k[d]) * (int32_t)p.d[d];
+            col.x_tap += col.disp[d] * (int32_t)p.xs[2 + d];
             kidx /= (int32_t)p.k[d];
         }
     }
     /* the thread's rows at the first k-tile, and BK positions as digits */
-    wgrad_vec_cursor ra[sh::A_ROWS], rb[sh::B_ROWS];
+    /* B's rows are A's when both tiles are as wide (SHARED_ROWS): rb then is never read */
+    wgrad_vec_cursor ra[sh::A_ROWS], rb[sh::SHARED_ROWS ? 1 : sh::B_ROWS];
     CONVND_UNROLL(8)
     for (int i = 0; i < sh::A_ROWS; ++i)
         ra[i] = wgrad_vec_cursor_at(p, kt0 * BK + tid / sh::A_CPR + i * sh::A_STEP);
-    CONVND_UNROLL(8)
-    for (int i = 0; i < sh::B_ROWS; ++i)
-        rb[i] = wgrad_vec_cursor_at(p, kt0 * BK + tid / sh::B_CPR + i * sh::B_STEP);
+    if constexpr (!sh::SHARED_ROWS) {
+        CONVND_UNROLL(8)
+        for (int i = 0; i < sh::B_ROWS; ++i)
+            rb[i] = wgrad_vec_cursor_at(p, kt0 * BK + tid / sh::B_CPR + i * sh::B_STEP);
+    }
+    const wgrad_vec_cursor *const b_rows = sh::SHARED_ROWS ? ra : rb;
     const wgrad_vec_cursor step = wgrad_vec_cursor_at(p, BK);
     const int32_t out[3] = {(int32_t)p.out[0], (int32_t)p.out[1], (int32_t)p.out[2]};
     auto advance = [&]() {
         CONVND_UNROLL(8)
         for (int i = 0; i < sh::A_ROWS; ++i)
             wgrad_vec_cursor_add(out, ra[i], step);
-        CONVND_UNROLL(8)
-        for (int i = 0; i < sh::B_ROWS; ++i)
-            wgrad_vec_cursor_add(out, rb[i], step);
+        if constexpr (!sh::SHARED_ROWS) {
+            CONVND_UNROLL(8)
+            for (int i = 0; i < sh::B_ROWS; ++i)
+                wgrad_vec_cursor_add(out, rb[i], step);
+        }
     };
 
     Mma mma;
@@ -192,25 +202,29 @@ __global__ void __launch_bounds__(Mma::THREADS, wgrad_vec_min_blocks<Mma>)
     CONVND_UNROLL(4)
     for (int s = 0; s < STAGES - 1; ++s) {
         if (kt0 + s < kt1) {
-            wgrad_vec_load<T, BM, BN, BK, THREADS>(p, x, dy, R, tid, col, ra, rb,
+            wgrad_vec_load<T, BM, BN, BK, THREADS>(p, x, dy, R, tid, col, ra, b_rows,
                                                    stages + s * sh::STAGE);
             advance();
         }
         convnd_cp_async_commit();
     }
-    for (int64_t kt = kt0; kt < kt1; ++kt) {
-        convnd_cp_async_wait<STAGES - 2>(); /* k-tile kt's copies (this thread's) have landed */
+    /* k-tiles left in the chunk (R < 2^31: 32 bits), and the stages read and refilled next,
+     * rotated by compares (a modulo of a 64-bit k-tile index cost 30 instructions a k-tile) */
+    int32_t left = (int32_t)(kt1 - kt0), read = 0, fill = STAGES - 1;
+    for (; left > 0; --left) {
+        convnd_cp_async_wait<STAGES - 2>(); /* the read stage's copies (this thread's) landed */
         /* everyone's have, and everyone is done reading the stage refilled below (k-tile kt-1's) */
         if (CONVND_PLANTED_BUG != CONVND_PLANT_WGRAD_VEC_NO_STAGE_BARRIER) __syncthreads();
-        const int64_t pre = kt + STAGES - 1;
-        if (pre < kt1) {
-            wgrad_vec_load<T, BM, BN, BK, THREADS>(p, x, dy, R, tid, col, ra, rb,
-                                                   stages + ((pre - kt0) % STAGES) * sh::STAGE);
+        if (left > STAGES - 1) {
+            wgrad_vec_load<T, BM, BN, BK, THREADS>(p, x, dy, R, tid, col, ra, b_rows,
+                                                   stages + fill * sh::STAGE);
             advance();
         }
         convnd_cp_async_commit();
-        const T *const cur = stages + ((kt - kt0) % STAGES) * sh::STAGE;
+        const T *const cur = stages + read * sh::STAGE;
         mma.compute(cur, cur + sh::LA::ELEMS);
+        read = read == STAGES - 1 ? 0 : read + 1;
+        fill = fill == STAGES - 1 ? 0 : fill + 1;
     }
     convnd_cp_async_wait<0>();
 
