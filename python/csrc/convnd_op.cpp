@@ -113,15 +113,21 @@ bool has_packed_strides(const at::Tensor &t, convnd_layout layout) {
 // The layout of a tensor from its memory, as ATen's suggest_memory_format reads it: exact
 // channels-first strides, then exact channels-last strides (which tells the two apart when
 // size-1 dims make a tensor packed both ways), then any packed channels-first or channels-last
-// tensor; anything else is made contiguous (channels-first). Any rank, so 1-D convs too. (The
-// forward op's x is read in place instead: x_layout_and_view below.)
+// tensor; anything else is copied packed in the layout its strides come closest to
+// (view_layout_of: a channel slice of a channels-last tensor stays channels-last, so the weight
+// gradient's vector path still reads it). Any rank, so 1-D convs too. (The forward op's x is read
+// in place instead: x_layout_and_view below.)
+convnd_layout view_layout_of(const at::Tensor &t);
+at::Tensor empty_in_layout(c10::IntArrayRef shape, convnd_layout layout,
+                           const at::TensorOptions &options);
 convnd_layout layout_of(at::Tensor &t) {
     if (has_packed_strides(t, CONVND_CHANNELS_FIRST)) return CONVND_CHANNELS_FIRST;
     if (has_packed_strides(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
     if (t.is_contiguous()) return CONVND_CHANNELS_FIRST;
     if (tensor_is_contiguous_in(t, CONVND_CHANNELS_LAST)) return CONVND_CHANNELS_LAST;
-    t = t.contiguous();
-    return CONVND_CHANNELS_FIRST;
+    const convnd_layout layout = view_layout_of(t);
+    t = empty_in_layout(t.sizes(), layout, t.options()).copy_(t);
+    return layout;
 }
 
 // x's layout without copying it: a tensor packed either way is that layout (as layout_of reads

@@ -371,3 +371,56 @@ def test_views_plan_the_implicit_gemms(name, dtype):
     kw = dict(stride=[1, 1], dilation=[1, 1], padding_before=[1, 1], padding_after=[1, 1])
     want = "igemm_simt:" if dtype == torch.float32 else "igemm_tc:"
     assert convnd.plan_name(x, w, **kw).startswith(want), convnd.plan_name(x, w, **kw)
+
+
+# Weight-gradient problems of the channels-last vector path (wgrad_vec_tc: f16/bf16, channels per
+# group multiples of 8): (x shape, w shape, stride, dilation, pb, pa, groups, x a channel view)
+VEC_WGRAD_CASES = {
+    "2d_asym_dilated": ((2, 16, 9, 8), (24, 16, 3, 3), [1, 1], [1, 2], [1, 0], [1, 2], 1, False),
+    "2d_strided_negative": ((1, 8, 12, 11), (16, 8, 3, 3), [2, 1], [1, 1], [-1, 1], [2, -1], 1,
+                            False),
+    "2d_grouped": ((2, 32, 7, 6), (32, 16, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], 2, False),
+    "2d_channel_view": ((2, 8, 6, 7), (16, 8, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], 1, True),
+    "3d_strided": ((1, 8, 5, 6, 7), (16, 8, 3, 2, 3), [2, 1, 2], [1, 1, 1], [1, 0, 1],
+                   [1, 0, 1], 1, False),
+}
+
+
+def channels_last(t):
+    return t.to(memory_format=torch.channels_last if t.dim() == 4 else torch.channels_last_3d)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("name", sorted(VEC_WGRAD_CASES))
+def test_wgrad_vector_path_through_autograd(name, dtype, emu_order):
+    """The op's backward on channels-last 16-bit x and dy with channels in 16-byte chunks runs
+    wgrad_vec_tc (convnd.wgrad_plan_name), and dL/dw equals PyTorch's float64 autograd: groups,
+    stride, dilation, asymmetric and negative padding, 3-D, x a channel slice of a wider tensor.
+    Channels-first x and dy take the gather path (wgrad_igemm_tc) with the same result."""
+    torch.manual_seed(SEED)
+    xs, ws, s, d, pb, pa, g, view = VEC_WGRAD_CASES[name]
+    if view:  # 8 of 16 channels of a channels-last tensor: strides stay 16-byte multiples
+        wide = channels_last(torch.randn((xs[0], 2 * xs[1]) + xs[2:]).to(dtype))
+        x_cl = wide[:, :xs[1]]
+    else:
+        x_cl = channels_last(torch.randn(xs).to(dtype))
+    w = torch.randn(ws).to(dtype)
+    x_ref = x_cl.double().requires_grad_(False)
+    w_ref = w.double().requires_grad_(True)
+    y_ref = reference(x_ref, w_ref, None, None, s, d, pb, pa, g, 0, 1.0, 0.0, 0)
+    dy = channels_last(torch.randn(y_ref.shape).to(dtype))
+    (gw_ref,) = torch.autograd.grad(y_ref, [w_ref], dy.double())
+    for x in (x_cl, x_cl.contiguous()):
+        dyx = dy if x is x_cl else dy.contiguous()
+        plan = convnd.wgrad_plan_name(x, dyx, list(ws), None, stride=s, dilation=d,
+                                      padding_before=pb, padding_after=pa, groups=g)
+        expected = "wgrad_vec_tc:" if x is x_cl else "wgrad_igemm_tc:"
+        assert plan.startswith(expected), (name, plan)
+        wp = w.clone().requires_grad_(True)
+        y = OP(x, wp, None, None, s, d, pb, pa, g, 0, 1.0, 0.0, 0, None)
+        (gw,) = torch.autograd.grad(y, [wp], dyx)
+        scale = gw_ref.abs().max().item() + 1.0
+        # dw rounded once to the 16-bit dtype; f32 accumulation far below that
+        bound = scale * (2 ** -10 if dtype == torch.float16 else 2 ** -7)
+        err = (gw.double() - gw_ref).abs().max().item()
+        assert err <= bound, f"{name} {plan}: {err} > {bound} (CONVND_TEST_SEED={SEED})"
