@@ -22,7 +22,7 @@ extern "C" {
  * `const convnd_schedule convnd_schedule_NAME` that its family's host file defines; this list
  * declares it and registry.c's table lists it. */
 #define CONVND_SCHEDULES(X)                                                                        \
-    X(causal_conv1d)    /* SPEC §13's stateful causal conv1d, and only that */                     \
+    X(causal_conv1d)    /* SPEC §13's stateful causal conv1d, and only that */                    \
     X(depthwise)        /* groups == C_in (the implicit GEMM declines them) */                     \
     X(grouped)          /* few channels per group */                                               \
     X(tiled_direct)     /* stems: C_in <= 8 */                                                     \

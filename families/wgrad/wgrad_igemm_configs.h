@@ -1,7 +1,7 @@
 /* The implicit-GEMM weight-gradient configurations, listed once: the registry
  * (families/wgrad/wgrad_igemm.c, plain C) takes their names from here and the kernels
- * (families/wgrad/wgrad_igemm_*.cu) their template arguments, so a configuration index means the same
- * tile and split count on both sides.
+ * (families/wgrad/wgrad_igemm_*.cu) their template arguments, so a configuration index means the
+ * same tile and split count on both sides.
  *
  * The GEMM of one group: dw_g[M = C_out/g, N = (C_in/g) * prod(K)] = dy_g[M, R] * X_g[R, N], the
  * reduction R = N_batch * prod(O). A block computes a BM x BN tile of dw_g over one split-K chunk
