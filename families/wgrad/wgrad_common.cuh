@@ -1,13 +1,14 @@
-/* What the weight-gradient kernels share (families/wgrad/wgrad.cu, families/wgrad/wgrad_igemm_*.cu): how the
- * reduction is cut into split-K chunks, dw elements in memory order, and the fixed-order
- * reduction of f32 split-K partials (ws[j * w_numel + e], e a dw element in memory order) that
- * makes every split-K schedule bit-identical from run to run. */
+/* What the weight-gradient kernels share (families/wgrad/wgrad.cu,
+ * families/wgrad/wgrad_igemm_*.cu): how the reduction is cut into split-K chunks, dw elements in
+ * memory order, and the fixed-order reduction of f32 split-K partials (ws[j * w_numel + e], e a dw
+ * element in memory order) that makes every split-K schedule bit-identical from run to run. */
 #ifndef CONVND_WGRAD_COMMON_CUH
 #define CONVND_WGRAD_COMMON_CUH
 
 #include "conv_index.cuh"
 #include "launch_abi.h"
 #include "error.h"
+#include "wgrad_split.h"
 
 namespace CONVND_NS {
 
@@ -90,6 +91,30 @@ __host__ inline convnd_status wgrad_check_partials(const convnd_launch_args *a, 
         return convnd_error(CONVND_ERR_WORKSPACE, "%s: workspace %zu bytes < %lld", who,
                             a->workspace_bytes, (long long)(splits * a->params.w_numel * 4));
     return CONVND_OK;
+}
+
+/* What both implicit-GEMM weight gradients' launches do around their kernel (wgrad_igemm.cuh,
+ * wgrad_vec.cuh): at most max_splits chunks of BK-deep k-tiles, the workspace checked for their
+ * partials, a grid of (N tiles, M tiles, groups * splits) for launch(grid, splits, ws) (the
+ * kernel), then the partials summed in a fixed order. p: a WGRAD problem with dw elements. */
+template <typename T, int BM, int BN, int BK, class Launch>
+__host__ convnd_status wgrad_gemm_launch(const convnd_launch_args *a, int64_t max_splits,
+                                         const char *name, Launch launch) {
+    const convnd_conv_params &p = a->params;
+    const int64_t splits = convnd_wgrad_igemm_splits(&p, max_splits, BK);
+    float *ws = (float *)a->workspace;
+    if (splits > 1) {
+        const convnd_status st = wgrad_check_partials(a, splits, name);
+        if (st != CONVND_OK) return st;
+    }
+    const int64_t NC = p.cin_g * p.k[0] * p.k[1] * p.k[2];
+    const dim3 grid((unsigned)((NC + BN - 1) / BN), (unsigned)((p.cout_g + BM - 1) / BM),
+                    (unsigned)(p.groups * splits));
+    const convnd_status st = launch(grid, splits, ws);
+    if (st != CONVND_OK || splits == 1) return st;
+    return convnd_launch(&wgrad_reduce_kernel<T, int64_t>, wgrad_grid(p.w_numel),
+                         dim3(wgrad_threads), 0, a->stream, p, splits, (const float *)ws,
+                         (const T *)a->z, (T *)a->y);
 }
 
 } // namespace CONVND_NS

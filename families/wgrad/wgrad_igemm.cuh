@@ -53,7 +53,8 @@ template <typename S, int BM, int BN, int BK, bool C_TILE> struct wgrad_igemm_sm
     static constexpr int LDC = BN + 1;
     static constexpr size_t STAGE_BYTES = 2 * (size_t)STAGE * sizeof(S);
     static constexpr size_t C_BYTES = C_TILE ? (size_t)BM * LDC * sizeof(float) : 0;
-    static constexpr size_t TAPS_OFFSET = ((STAGE_BYTES > C_BYTES ? STAGE_BYTES : C_BYTES) + 15) / 16 * 16;
+    static constexpr size_t TAPS_OFFSET =
+        ((STAGE_BYTES > C_BYTES ? STAGE_BYTES : C_BYTES) + 15) / 16 * 16;
     static constexpr size_t BYTES = TAPS_OFFSET + BN * sizeof(wgrad_igemm_tap);
 };
 
@@ -154,11 +155,9 @@ __device__ __forceinline__ wgrad_igemm_column wgrad_igemm_column_of(const convnd
 
 /* Loads one k-tile, column col, of group g into stage tiles a (dy) and b (x). */
 template <typename T, typename S, int BM, int BN, int BK, int LD, int THREADS>
-__device__ __forceinline__ void wgrad_igemm_load(const convnd_conv_params &p, const T *x,
-                                                 const T *dy, int64_t g, int64_t m0,
-                                                 const wgrad_igemm_column &col,
-                                                 const wgrad_igemm_tap *taps, int tid, S *a,
-                                                 S *b) {
+__device__ __forceinline__ void
+wgrad_igemm_load(const convnd_conv_params &p, const T *x, const T *dy, int64_t g, int64_t m0,
+                 const wgrad_igemm_column &col, const wgrad_igemm_tap *taps, int tid, S *a, S *b) {
     static_assert(THREADS % BK == 0, "each thread owns one reduction column");
     const int kk = tid % BK;
     CONVND_UNROLL(8)
@@ -277,24 +276,15 @@ __host__ convnd_status wgrad_igemm_launch_tile(const convnd_launch_args *a, int6
     if (p.mode != CONVND_WGRAD)
         return convnd_error(CONVND_ERR_INTERNAL, "%s: mode %d is not wgrad", name, (int)p.mode);
     if (p.w_numel == 0) return CONVND_OK;
-    const int64_t splits = convnd_wgrad_igemm_splits(&p, max_splits, BK);
-    float *ws = (float *)a->workspace;
-    if (splits > 1) {
-        const convnd_status st = wgrad_check_partials(a, splits, name);
-        if (st != CONVND_OK) return st;
-    }
-    const int64_t NC = p.cin_g * p.k[0] * p.k[1] * p.k[2];
-    const dim3 grid((unsigned)((NC + BN - 1) / BN), (unsigned)((p.cout_g + BM - 1) / BM),
-                    (unsigned)(p.groups * splits));
     using layout = wgrad_igemm_smem<S, BM, BN, BK, Mma::C_TILE>;
-    auto kernel = &wgrad_igemm_kernel<T, S, Mma, BM, BN, BK>;
     const T *x = (const T *)a->x, *dy = (const T *)a->w, *z = (const T *)a->z;
     T *dw = (T *)a->y;
-    const convnd_status st = convnd_launch(kernel, grid, dim3(Mma::THREADS), layout::BYTES,
-                                           a->stream, p, splits, x, dy, z, dw, ws);
-    if (st != CONVND_OK || splits == 1) return st;
-    return convnd_launch(&wgrad_reduce_kernel<T, int64_t>, wgrad_grid(p.w_numel),
-                         dim3(wgrad_threads), 0, a->stream, p, splits, (const float *)ws, z, dw);
+    return wgrad_gemm_launch<T, BM, BN, BK>(
+        a, max_splits, name, [&](dim3 grid, int64_t splits, float *ws) {
+            return convnd_launch(&wgrad_igemm_kernel<T, S, Mma, BM, BN, BK>, grid,
+                                 dim3(Mma::THREADS), layout::BYTES, a->stream, p, splits, x, dy, z,
+                                 dw, ws);
+        });
 }
 
 } // namespace CONVND_NS

@@ -253,25 +253,15 @@ __host__ convnd_status wgrad_vec_launch_tile(const convnd_launch_args *a, int64_
         return convnd_error(CONVND_ERR_INTERNAL, "%s: mode %d, index64 %d: not its problem", name,
                             (int)p.mode, (int)conv_needs_index64(p));
     if (p.w_numel == 0) return CONVND_OK;
-    const int64_t splits = convnd_wgrad_igemm_splits(&p, max_splits, BK);
-    float *ws = (float *)a->workspace;
-    if (splits > 1) {
-        const convnd_status st = wgrad_check_partials(a, splits, name);
-        if (st != CONVND_OK) return st;
-    }
-    const int64_t NC = p.cin_g * p.k[0] * p.k[1] * p.k[2];
-    const dim3 grid((unsigned)((NC + BN - 1) / BN), (unsigned)((p.cout_g + BM - 1) / BM),
-                    (unsigned)(p.groups * splits));
     using sh = wgrad_vec_shape<T, BM, BN, BK, Mma::THREADS>;
     const size_t bytes = (size_t)STAGES * sh::STAGE * sizeof(T);
-    auto kernel = &wgrad_vec_kernel<T, Mma, BM, BN, BK, STAGES>;
     const T *x = (const T *)a->x, *dy = (const T *)a->w, *z = (const T *)a->z;
     T *dw = (T *)a->y;
-    const convnd_status st = convnd_launch(kernel, grid, dim3(Mma::THREADS), bytes, a->stream, p,
-                                           splits, x, dy, z, dw, ws);
-    if (st != CONVND_OK || splits == 1) return st;
-    return convnd_launch(&wgrad_reduce_kernel<T, int64_t>, wgrad_grid(p.w_numel),
-                         dim3(wgrad_threads), 0, a->stream, p, splits, (const float *)ws, z, dw);
+    return wgrad_gemm_launch<T, BM, BN, BK>(
+        a, max_splits, name, [&](dim3 grid, int64_t splits, float *ws) {
+            return convnd_launch(&wgrad_vec_kernel<T, Mma, BM, BN, BK, STAGES>, grid,
+                                 dim3(Mma::THREADS), bytes, a->stream, p, splits, x, dy, z, dw, ws);
+        });
 }
 
 } // namespace CONVND_NS
