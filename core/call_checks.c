@@ -11,6 +11,7 @@ typedef struct tensor_span {
     const void *ptr;
     int64_t bytes;
     int required;
+    int64_t elem_bytes; /* the alignment its elements need */
 } tensor_span;
 
 static int spans_overlap(const tensor_span *a, const tensor_span *b) {
@@ -26,23 +27,29 @@ convnd_status convnd_check_call(const convnd_problem *p, const void *x, const vo
     return convnd_check_pointers(p, &s, x, w, bias, z, y);
 }
 
-/* The inputs x, w (dy), bias, z, x_prefix, x_suffix of a call, in that order, then the outputs y
- * (dw) and state. A view's bytes run from its base to the end of its last element (SPEC §11). */
-enum { N_INPUTS = 6, N_OUTPUTS = 2, N_SPANS = N_INPUTS + N_OUTPUTS, Z_SPAN = 3 };
+/* The inputs x, w (dy), bias, z, x_prefix, x_suffix, pro_r, pro_a, pro_b of a call, in that
+ * order, then the outputs y (dw) and state. A view's bytes run from its base to the end of its
+ * last element (SPEC §11). */
+enum { N_INPUTS = 9, N_OUTPUTS = 2, N_SPANS = N_INPUTS + N_OUTPUTS, Z_SPAN = 3 };
 static void call_spans(const convnd_problem *p, const convnd_problem_sizes *sizes,
                        const convnd_io *io, tensor_span spans[N_SPANS]) {
     const convnd_problem_sizes s = *sizes;
     /* WGRAD (SPEC §10): the second operand is dy (y's shape), the output dw (w's shape) */
     const int wgrad = p->mode == CONVND_WGRAD;
     const int64_t e = s.elem_bytes;
-    spans[0] = (tensor_span){"x", io->x, s.x_span * e, 1};
-    spans[1] = (tensor_span){wgrad ? "dy" : "w", io->w, (wgrad ? s.y_span : s.w_numel) * e, 1};
-    spans[2] = (tensor_span){"bias", io->bias, s.bias_numel * e, p->has_bias};
-    spans[3] = (tensor_span){"z", io->z, s.z_span * e, p->has_z};
-    spans[4] = (tensor_span){"x_prefix", io->x_prefix, s.prefix_span * e, p->prefix_size > 0};
-    spans[5] = (tensor_span){"x_suffix", io->x_suffix, s.suffix_span * e, p->suffix_size > 0};
-    spans[6] = (tensor_span){wgrad ? "dw" : "y", io->y, (wgrad ? s.w_numel : s.y_span) * e, 1};
-    spans[7] = (tensor_span){"state", io->state, s.state_numel * e, p->state_size > 0};
+    const int64_t f = (int64_t)sizeof(float);
+    spans[0] = (tensor_span){"x", io->x, s.x_span * e, 1, e};
+    spans[1] = (tensor_span){wgrad ? "dy" : "w", io->w, (wgrad ? s.y_span : s.w_numel) * e, 1, e};
+    spans[2] = (tensor_span){"bias", io->bias, s.bias_numel * e, p->has_bias, e};
+    spans[3] = (tensor_span){"z", io->z, s.z_span * e, p->has_z, e};
+    spans[4] = (tensor_span){"x_prefix", io->x_prefix, s.prefix_span * e, p->prefix_size > 0, e};
+    spans[5] = (tensor_span){"x_suffix", io->x_suffix, s.suffix_span * e, p->suffix_size > 0, e};
+    /* SPEC §15: f32 whatever the dtype */
+    spans[6] = (tensor_span){"pro_r", io->pro_r, s.pro_r_numel * f, s.pro_r_numel > 0, f};
+    spans[7] = (tensor_span){"pro_a", io->pro_a, s.pro_a_numel * f, s.pro_a_numel > 0, f};
+    spans[8] = (tensor_span){"pro_b", io->pro_b, s.pro_b_numel * f, s.pro_b_numel > 0, f};
+    spans[9] = (tensor_span){wgrad ? "dw" : "y", io->y, (wgrad ? s.w_numel : s.y_span) * e, 1, e};
+    spans[10] = (tensor_span){"state", io->state, s.state_numel * e, p->state_size > 0, e};
 }
 
 /* Why a required tensor may be named in a NULL-pointer message */
@@ -56,7 +63,11 @@ static const char *required_because(int i) {
         return " (prefix_size > 0: pass it with convnd_plan_execute_io)";
     case 5:
         return " (suffix_size > 0: pass it with convnd_plan_execute_io)";
+    case 6:
     case 7:
+    case 8:
+        return " (a prologue step reads it, SPEC §15: pass it with convnd_plan_execute_io)";
+    case 10:
         return " (state_size > 0: pass it with convnd_plan_execute_io)";
     }
     return "";
@@ -83,11 +94,11 @@ convnd_status convnd_check_io(const convnd_problem *p, const convnd_problem_size
      * leaves the CUDA context unusable, so it is refused here instead. */
     for (int i = 0; i < N_SPANS; ++i) {
         const tensor_span *t = &spans[i];
-        if (!t->required || t->bytes == 0 || (uintptr_t)t->ptr % (uintptr_t)s.elem_bytes == 0)
+        if (!t->required || t->bytes == 0 || (uintptr_t)t->ptr % (uintptr_t)t->elem_bytes == 0)
             continue;
-        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
-                            "%s=%p is not aligned to its %" PRId64 "-byte %s elements", t->name,
-                            t->ptr, s.elem_bytes, convnd_dtype_name(p->dtype));
+        return convnd_error(
+            CONVND_ERR_INVALID_ARGUMENT, "%s=%p is not aligned to its %" PRId64 "-byte %s elements",
+            t->name, t->ptr, t->elem_bytes, i >= 6 && i <= 8 ? "f32" : convnd_dtype_name(p->dtype));
     }
 
     /* No tensor may overlap an output, except z == y exactly with y's strides (in place) */

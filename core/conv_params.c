@@ -150,6 +150,13 @@ convnd_status convnd_params_from_sizes(const convnd_problem *p, const convnd_pro
         convnd_layout_strides(shape, 5, p->x_layout, q.ss);
     }
 
+    q.prologue = p->prologue;
+    if (p->prologue.num_steps > 0) { /* r [N, I...]: x's strides with the channel taken out */
+        padded_shape(p->N, 1, p->input, dims, shape);
+        convnd_layout_strides(shape, 5, CONVND_CHANNELS_FIRST, q.rs);
+        q.rs[1] = 0;
+    }
+
     q.x_numel = s.x_numel;
     q.w_numel = s.w_numel;
     q.y_numel = s.y_numel;

@@ -44,6 +44,11 @@ typedef struct convnd_conv_params {
     /* SPEC §13: a stateful causal conv1d's sequences (kind 0: none; the causal_conv1d
      * schedule's) */
     convnd_sequences sequences;
+    /* SPEC §15: the input prologue (num_steps 0: none), and r's element strides over (n, -, i0,
+     * i1, i2) of x's own positions (r [N, I...] packed; along io_dim x starts prefix_len into
+     * X); a and b are [C_in] or, with prologue.ab_per_sample, [N, C_in] */
+    convnd_prologue prologue;
+    int64_t rs[5];
 } convnd_conv_params;
 
 #ifdef __cplusplus

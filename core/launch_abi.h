@@ -23,6 +23,8 @@ typedef struct convnd_launch_args {
     void *state;          /* SPEC §12, when params.state_len > 0; §13: the causal states */
     /* SPEC §13 (params.sequences): a stateful causal conv1d's int32 index tensors */
     const int32_t *seq_idx, *query_start_loc, *cache_seqlens, *state_indices;
+    /* SPEC §15 (params.prologue): the f32 operands its steps read, NULL for those none reads */
+    const float *pro_r, *pro_a, *pro_b;
     void *workspace;
     size_t workspace_bytes;
     void *stream;
@@ -34,8 +36,8 @@ typedef struct convnd_launch_args {
 }
 #endif
 
-/* Kernel launchers live in families/FAMILY/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and with
- * the host C++ compiler for the emulated device (convnd_emu_NAME). A schedule's host file
+/* Kernel launchers live in families/FAMILY/NAME.cu, compiled twice: with nvcc (convnd_gpu_NAME) and
+ * with the host C++ compiler for the emulated device (convnd_emu_NAME). A schedule's host file
  * declares the ones it calls with CONVND_KERNEL(NAME) (schedules/schedule.h); no list of them is
  * kept anywhere else. */
 #define CONVND_DECLARE_LAUNCHER(name)                                                              \

@@ -31,6 +31,8 @@ typedef struct convnd_problem_sizes {
     int64_t ps[CONVND_MAX_RANK], fs[CONVND_MAX_RANK];
     int64_t prefix_span, suffix_span;
     int32_t strided;
+    /* SPEC §15: the prologue's f32 operands' element counts (0 when no step reads them) */
+    int64_t pro_r_numel, pro_a_numel, pro_b_numel;
 } convnd_problem_sizes;
 
 enum { CONVND_STRIDED_X = 1, CONVND_STRIDED_Y = 2, CONVND_STRIDED_Z = 4 };
@@ -58,6 +60,15 @@ static inline int32_t convnd_has_io_axis(const convnd_problem *p) {
  * a problem: the states and index tensors, packed). */
 convnd_status convnd_check_sequences(const convnd_problem *p);
 convnd_status convnd_check_sequence_io(const convnd_problem *p, const convnd_io *io);
+
+/* SPEC §15 (core/prologue_validate.c): the prologue's steps, and its operands' counts into s
+ * (run once x's count is known). */
+convnd_status convnd_check_prologue(const convnd_problem *p, convnd_problem_sizes *s);
+/* The operands a prologue's steps read: CONVND_PRO_READS_* bits. */
+enum { CONVND_PRO_READS_R = 1, CONVND_PRO_READS_A = 2, CONVND_PRO_READS_B = 4 };
+int32_t convnd_prologue_operands(const convnd_prologue *pro);
+/* "div_r", "mul_r", ... ("?" for a value that is not an op). */
+const char *convnd_prologue_op_name(convnd_prologue_op op);
 
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);

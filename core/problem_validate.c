@@ -279,7 +279,9 @@ convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes
     for (int t = 0; t < p->dims; ++t)
         if ((st = output_size_of_dim(p, t, s->in[t], &s->out[t]))) return st;
     s->elem_bytes = convnd_dtype_bytes(p->dtype);
-    if ((st = check_tensor_counts(p, s)) || (st = check_epilogue(p))) return st;
+    if ((st = check_tensor_counts(p, s)) || (st = check_epilogue(p)) ||
+        (st = convnd_check_prologue(p, s)))
+        return st;
     s->y_layout = p->y_layout == CONVND_LAYOUT_AUTO
                       ? convnd_default_output_layout(p->x_layout, p->w_layout)
                       : p->y_layout;

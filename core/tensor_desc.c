@@ -29,6 +29,44 @@ convnd_status convnd_tensor_describe(const convnd_problem *p, convnd_tensor whic
     return convnd_tensor_describe_checked(p, &s, which, out);
 }
 
+/* SPEC §15: the prologue's f32 operands, packed: r [N, I...] over x's own positions, a and b
+ * [C_in] or [N, C_in]. */
+static convnd_status describe_prologue_operand(const convnd_problem *p,
+                                               const convnd_problem_sizes *s, convnd_tensor which,
+                                               convnd_tensor_desc *out) {
+    const char *name = which == CONVND_PRO_R ? "pro_r" : which == CONVND_PRO_A ? "pro_a" : "pro_b";
+    const int32_t bit = which == CONVND_PRO_R   ? CONVND_PRO_READS_R
+                        : which == CONVND_PRO_A ? CONVND_PRO_READS_A
+                                                : CONVND_PRO_READS_B;
+    if (!(convnd_prologue_operands(&p->prologue) & bit))
+        return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
+                            "tensor=%s: no step of the problem's prologue reads it "
+                            "(prologue.num_steps=%d)",
+                            name, (int)p->prologue.num_steps);
+    convnd_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    if (which == CONVND_PRO_R) {
+        d.rank = p->dims + 1;
+        d.shape[0] = p->N;
+        memcpy(d.shape + 1, p->input, sizeof(int64_t) * (size_t)p->dims);
+        d.numel = s->pro_r_numel;
+    } else if (p->prologue.ab_per_sample) {
+        d.rank = 2;
+        d.shape[0] = p->N;
+        d.shape[1] = p->C_in;
+        d.numel = which == CONVND_PRO_A ? s->pro_a_numel : s->pro_b_numel;
+    } else {
+        d.rank = 1;
+        d.shape[0] = p->C_in;
+        d.numel = which == CONVND_PRO_A ? s->pro_a_numel : s->pro_b_numel;
+    }
+    d.layout = CONVND_CHANNELS_FIRST;
+    convnd_layout_strides(d.shape, d.rank, d.layout, d.strides);
+    d.bytes = d.numel * (int64_t)sizeof(float);
+    *out = d;
+    return CONVND_OK;
+}
+
 convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
                                              const convnd_problem_sizes *sizes, convnd_tensor which,
                                              convnd_tensor_desc *out) {
@@ -103,10 +141,14 @@ convnd_status convnd_tensor_describe_checked(const convnd_problem *p,
         view_strides = which == CONVND_Y ? s.ys : s.zs;
         span = which == CONVND_Y ? s.y_span : p->has_z ? s.z_span : s.y_span;
         break;
+    case CONVND_PRO_R:
+    case CONVND_PRO_A:
+    case CONVND_PRO_B:
+        return describe_prologue_operand(p, sizes, which, out);
     default:
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
                             "tensor=%d is not a convnd_tensor (0 x, 1 w, 2 bias, 3 y, 4 z, "
-                            "5 x_prefix, 6 state, 7 x_suffix)",
+                            "5 x_prefix, 6 state, 7 x_suffix, 8 pro_r, 9 pro_a, 10 pro_b)",
                             (int)which);
     }
     convnd_layout_strides(d.shape, d.rank, d.layout, d.strides);

@@ -88,6 +88,38 @@ typedef struct convnd_view {
     int64_t extent;
 } convnd_view;
 
+/* SPEC §15: the input prologue, a chain of elementwise steps applied to every element of x a tap
+ * reads inside [0, I) (padding stays 0; a prefix or suffix is read as given; a state output
+ * receives the transformed values). Each step is computed in f32 from the previous value and,
+ * with round = 1, rounded to x's dtype after it (f32: no-op). r, a and b are f32 tensors passed
+ * with convnd_plan_execute_io (io.pro_r, io.pro_a, io.pro_b), packed: r [N, I...] over x's own
+ * positions, a and b [C_in] (or [N, C_in] with ab_per_sample = 1). docs/prologue.md. */
+typedef enum convnd_prologue_op {
+    CONVND_PRO_DIV_R = 1,      /* v / r[n, p] (IEEE division) */
+    CONVND_PRO_MUL_R = 2,      /* v * r[n, p] */
+    CONVND_PRO_MUL_SCALAR = 3, /* v * step.scalar */
+    CONVND_PRO_MUL_A = 4,      /* v * a[c] */
+    CONVND_PRO_ADD_B = 5,      /* v + b[c] */
+    CONVND_PRO_FMA_AB = 6,     /* fma(v, a[c], b[c]): one f32 rounding, as a CUDA compiler makes
+                                  ATen's contracted x*a + b (MUL_A then ADD_B rounds twice) */
+    CONVND_PRO_ACT = 7         /* act_in: step.act (SPEC §5's functions, in f32) */
+} convnd_prologue_op;
+
+typedef struct convnd_prologue_step {
+    convnd_prologue_op op;
+    int32_t round;         /* 1: the result is rounded to x's dtype */
+    float scalar;          /* MUL_SCALAR */
+    convnd_activation act; /* ACT */
+} convnd_prologue_step;
+
+#define CONVND_MAX_PROLOGUE_STEPS 6
+
+typedef struct convnd_prologue {
+    int32_t num_steps; /* 0 (the default): no prologue */
+    convnd_prologue_step steps[CONVND_MAX_PROLOGUE_STEPS];
+    int32_t ab_per_sample; /* 1: a and b are [N, C_in] (per sample and channel), else [C_in] */
+} convnd_prologue;
+
 /* The canonical problem. Sizes are int64; per-dimension arrays hold `dims` entries, outermost
  * spatial dimension first (D, H, W); entries past `dims` are ignored. Fill with
  * convnd_problem_init() and then set what differs from its defaults. */
@@ -152,6 +184,8 @@ typedef struct convnd_problem {
     convnd_view prefix_view, suffix_view;
     /* SPEC §13: a stateful causal conv1d's sequences and states (above); kind 0: none. */
     convnd_sequences sequences;
+    /* SPEC §15: the input prologue (above); num_steps 0: none. */
+    convnd_prologue prologue;
 } convnd_problem;
 
 /* Defaults: forward, N=1, groups=1, stride=dilation=1, padding 0, f32, channels-first x and w,
@@ -173,7 +207,10 @@ typedef enum convnd_tensor {
     CONVND_Z = 4,
     CONVND_X_PREFIX = 5, /* SPEC §12: [N, C_in, I...] with prefix_size on io_axis */
     CONVND_STATE = 6,    /* SPEC §12: [N, C_in, I...] with state_size on io_axis */
-    CONVND_X_SUFFIX = 7  /* SPEC §14: [N, C_in, I...] with suffix_size on io_axis */
+    CONVND_X_SUFFIX = 7, /* SPEC §14: [N, C_in, I...] with suffix_size on io_axis */
+    CONVND_PRO_R = 8,    /* SPEC §15, f32: [N, I...] (x's own positions) */
+    CONVND_PRO_A = 9,    /* SPEC §15, f32: [C_in], or [N, C_in] with ab_per_sample */
+    CONVND_PRO_B = 10    /* SPEC §15, f32: as a */
 } convnd_tensor;
 
 /* Shape in logical order (x: [N, C_in, I...], w: forward [C_out, C_in/g, K...] or transposed
@@ -337,6 +374,8 @@ typedef struct convnd_io {
     const void *x_suffix; /* SPEC §14: read when suffix_size > 0 */
     /* SPEC §13 (problem.sequences): the int32 index tensors of a stateful causal conv1d */
     const int32_t *seq_idx, *query_start_loc, *cache_seqlens, *state_indices;
+    /* SPEC §15 (problem.prologue): the f32 operands its steps read */
+    const float *pro_r, *pro_a, *pro_b;
 } convnd_io;
 /* convnd_plan_execute with every tensor of convnd_io; convnd_plan_execute and conv_nd pass NULL
  * for x_prefix and state, so a problem that reads or writes them needs this entry. */

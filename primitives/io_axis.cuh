@@ -3,14 +3,15 @@
  * p.prefix_len positions are the prefix's, the last p.suffix_len the suffix's), and the state
  * receives X's last p.state_len positions. The mapping from a logical position to its source,
  * and the state element, are shared by `direct` (families/direct/direct.cu) and the implicit GEMM's
- * prefix kernel (igemm_io_kernel, families/igemm/igemm_io.cuh), so both read the same element for every
- * tap and write the same state. */
+ * prefix kernel (igemm_io_kernel, families/igemm/igemm_io.cuh), so both read the same element for
+ * every tap and write the same state. */
 #ifndef CONVND_IO_AXIS_CUH
 #define CONVND_IO_AXIS_CUH
 
 #include <stdint.h>
 #include "conv_index.cuh"
 #include "conv_params.h"
+#include "prologue.cuh"
 
 namespace CONVND_NS {
 
@@ -40,10 +41,13 @@ __host__ __device__ __forceinline__ int64_t io_axis_x_len(const convnd_conv_para
 
 /* Where tap (i0, i1, i2) of input channels [ci0, ...) lives: in x, or, for a position before
  * (after) x along the io axis, in the prefix (suffix); the pointer of channel ci0 and the
- * channel stride. */
+ * channel stride; whether it is x's (an input prologue applies to x only, SPEC §15) and the
+ * position in its tensor's own frame. */
 template <typename T, typename Idx> struct io_axis_tap {
     const T *at;
     Idx c_stride;
+    bool in_x;
+    Idx i0, i1, i2;
 };
 
 template <typename T, typename Idx>
@@ -54,20 +58,32 @@ io_axis_input_tap(const convnd_conv_params &p, const T *x, const T *prefix, cons
         const io_axis_source src =
             io_axis_locate<Idx>(p.io_dim, (Idx)p.prefix_len, (Idx)io_axis_x_len(p), i0, i1, i2);
         if (src == IO_AXIS_PREFIX)
-            return {prefix + conv_offset<Idx>(p.ps, n, ci0, i0, i1, i2), (Idx)p.ps[1]};
+            return {prefix + conv_offset<Idx>(p.ps, n, ci0, i0, i1, i2),
+                    (Idx)p.ps[1],
+                    false,
+                    i0,
+                    i1,
+                    i2};
         if (src == IO_AXIS_SUFFIX)
-            return {suffix + conv_offset<Idx>(p.fs, n, ci0, i0, i1, i2), (Idx)p.fs[1]};
+            return {suffix + conv_offset<Idx>(p.fs, n, ci0, i0, i1, i2),
+                    (Idx)p.fs[1],
+                    false,
+                    i0,
+                    i1,
+                    i2};
     }
-    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1]};
+    return {x + conv_offset<Idx>(p.xs, n, ci0, i0, i1, i2), (Idx)p.xs[1], true, i0, i1, i2};
 }
 
 /* State element `linear`: state[..., j, ...] = X[..., I_X - T_s + j, ...] along the io axis,
- * zero before X's start. The state has x's shape with T_s on that axis and is enumerated
- * row-major over its logical dims. */
+ * zero before X's start; for a position of x, the input prologue's value (SPEC §15; pro_r,
+ * pro_a, pro_b: its operands, for a problem with one). The state has x's shape with T_s on that
+ * axis and is enumerated row-major over its logical dims. */
 template <typename T, typename Idx>
-__device__ __forceinline__ void io_axis_state_element(const convnd_conv_params &p, const T *x,
-                                                      const T *prefix, const T *suffix, T *state,
-                                                      Idx linear) {
+__device__ __forceinline__ void
+io_axis_state_element(const convnd_conv_params &p, const T *x, const T *prefix, const T *suffix,
+                      T *state, Idx linear, const float *pro_r = nullptr,
+                      const float *pro_a = nullptr, const float *pro_b = nullptr) {
     Idx pos[3], len[3];
     for (int t = 0; t < 3; ++t)
         len[t] = t == p.io_dim ? (Idx)p.state_len : (Idx)p.in[t];
@@ -81,9 +97,15 @@ __device__ __forceinline__ void io_axis_state_element(const convnd_conv_params &
     float v = 0.0f;
     if (src >= 0) {
         pos[p.io_dim] = src;
-        v = conv_load(
-            io_axis_input_tap<T, Idx>(p, x, prefix, suffix, n, c, pos[0], pos[1], pos[2]).at,
-            (Idx)0);
+        const io_axis_tap<T, Idx> tap =
+            io_axis_input_tap<T, Idx>(p, x, prefix, suffix, n, c, pos[0], pos[1], pos[2]);
+        v = conv_load(tap.at, (Idx)0);
+        if (p.prologue.num_steps > 0 && tap.in_x) {
+            prologue_operands o;
+            o.r = prologue_r_at<Idx>(p, pro_r, n, tap.i0, tap.i1, tap.i2);
+            prologue_ab_at<Idx>(p, pro_a, pro_b, n, c, o);
+            v = conv_prologue_apply<T>(p.prologue, v, o);
+        }
     }
     conv_store(state, s_off, v);
 }

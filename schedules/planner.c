@@ -98,11 +98,13 @@ convnd_status convnd_choose_heuristic(const convnd_problem *p, const convnd_conv
 
 int32_t convnd_wants_autotune(const convnd_problem *p, const convnd_options *opts,
                               convnd_device device) {
-    /* views and prefix/state (SPEC §11-§12) are not timed: the tuning scratch holds packed
-     * operands only (the heuristic routes them: GEMM-shaped ones to the implicit GEMMs) */
+    /* views, prefix/state and a prologue (SPEC §11-§12, §15) are not timed: the tuning scratch
+     * holds packed operands only (the heuristic routes them: GEMM-shaped ones to the implicit
+     * GEMMs) */
     const int32_t views = p->x_view.custom || p->y_view.custom || p->z_view.custom;
     return opts && opts->autotune && p->mode != CONVND_WGRAD && !convnd_forced_spec(opts) &&
-           !views && !convnd_has_io_axis(p) && convnd_autotune_runs_on(device);
+           !views && !convnd_has_io_axis(p) && p->prologue.num_steps == 0 &&
+           convnd_autotune_runs_on(device);
 }
 
 convnd_status convnd_choose(const convnd_problem *p, const convnd_conv_params *params,

@@ -40,8 +40,9 @@ enum {
     CONVND_READS_PREFIX_STATE = 2, /* a prefix input and a state output (SPEC §12) */
     CONVND_READS_XY_VIEWS = 4,     /* x and y through any strides, z only through y's (the
                                       epilogue reads z at y's offset) */
-    CONVND_READS_SEQUENCES = 8     /* a stateful causal conv1d (SPEC §13: problem.sequences),
+    CONVND_READS_SEQUENCES = 8,    /* a stateful causal conv1d (SPEC §13: problem.sequences),
                                       and only that */
+    CONVND_READS_PROLOGUE = 16     /* x through an input prologue (SPEC §15: problem.prologue) */
 };
 
 /* The architectures schedules need, each said once: (min_sm, arch_needs), for CONVND_ARCH in an

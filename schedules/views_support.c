@@ -24,6 +24,11 @@ int32_t convnd_schedule_reads_ok(const convnd_schedule *s, const convnd_problem 
                                  : "schedule '%s' runs stateful causal conv1d problems only "
                                    "(SPEC §13: problem.sequences)",
                              s->name);
+    if (params->prologue.num_steps > 0 && !(s->reads & CONVND_READS_PROLOGUE))
+        return convnd_refuse(reason, reason_len,
+                             "schedule '%s' applies no input prologue (SPEC §15: "
+                             "prologue.num_steps=%d; 'direct' does)",
+                             s->name, (int)params->prologue.num_steps);
     /* a view that addresses its tensor as the packed layout does is no view */
     if (!params->strided || (s->reads & CONVND_READS_VIEWS)) return 1;
     const int32_t xy_views = (s->reads & CONVND_READS_XY_VIEWS) != 0;

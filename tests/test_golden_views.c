@@ -265,6 +265,9 @@ static int run_once(const views_case *v, const convnd_problem *p, const char *ro
                           NULL,
                           NULL,
                           NULL,
+                          NULL,
+                          NULL,
+                          NULL,
                           NULL};
     st = convnd_plan_execute_io(plan, &io, ws, ws_bytes, NULL);
     if (st == CONVND_OK) st = convnd_synchronize(NULL);

@@ -333,6 +333,9 @@ static void check_chunked_equals_whole(const convnd_problem *whole, const int64_
                               NULL,
                               NULL,
                               NULL,
+                              NULL,
+                              NULL,
+                              NULL,
                               NULL};
         cr_assert_eq(convnd_plan_execute_io(plan, &io, NULL, 0, NULL), CONVND_OK, "%s chunk %d: %s",
                      what, j, convnd_last_error());

@@ -151,8 +151,8 @@ Test(shapes, zero_size_tensors_keep_pytorch_strides) {
 Test(shapes, describe_rejects_bad_input) {
     convnd_problem p = problem2d(CONVND_FORWARD);
     convnd_tensor_desc d;
-    expect_status(convnd_tensor_describe(&p, (convnd_tensor)9, &d), CONVND_ERR_INVALID_ARGUMENT,
-                  "tensor=9");
+    expect_status(convnd_tensor_describe(&p, (convnd_tensor)11, &d), CONVND_ERR_INVALID_ARGUMENT,
+                  "tensor=11");
     expect_status(convnd_tensor_describe(&p, CONVND_X, NULL), CONVND_ERR_NULL_POINTER, "NULL");
     p.groups = 4;
     expect_status(convnd_tensor_describe(&p, CONVND_X, &d), CONVND_ERR_INVALID_ARGUMENT,

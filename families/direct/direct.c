@@ -40,4 +40,4 @@ static convnd_status direct_launch(const convnd_launch_args *a) {
 CONVND_SCHEDULE_ENTRY(direct, direct, "the universal fallback: every valid problem of the SPEC",
                       "families/direct/direct.c, families/direct/direct.cu", DIRECT_CONFIG_COUNT,
                       direct_configs, NULL, CONVND_NEEDS_SM80,
-                      CONVND_READS_VIEWS | CONVND_READS_PREFIX_STATE);
+                      CONVND_READS_VIEWS | CONVND_READS_PREFIX_STATE | CONVND_READS_PROLOGUE);

@@ -3,24 +3,54 @@
  * then the group's input channels). It supports every valid problem of the SPEC — both modes,
  * 1/2/3-D, groups, dilation, negative padding, any x/w/y layouts and views (via strides, SPEC
  * §11), a prefix input and a state output (SPEC §12; the mapping in io_axis.cuh, shared with
- * the implicit GEMM's prefix kernel), f32/f16/bf16, the fused epilogue and
- * z == y in place — and is the planner's fallback. Not fast: it reads
+ * the implicit GEMM's prefix kernel), an input prologue (SPEC §15: primitives/prologue.cuh, a
+ * switch per step), f32/f16/bf16, the fused epilogue and z == y in place — and is the planner's
+ * fallback. Not fast: it reads
  * each input once per output that uses it; the fast schedules are elsewhere. */
 #include "portability.cuh"
 #include "launch_dtype.cuh"
 #include "conv_index.cuh"
 #include "io_axis.cuh"
+#include "prologue.cuh"
 #include "launch_abi.h"
 #include "error.h"
 
 namespace CONVND_NS {
+
+/* The input prologue's operands (SPEC §15; NULL for those no step reads). */
+struct direct_prologue_args {
+    const float *r, *a, *b;
+};
+
+/* One tap's products over the group's input channels: x (channel ci0 at xs, channel stride
+ * xc) times w (wp, stride wc); with an input prologue, x's values through it (x's own frame
+ * position i0..i2: the tap lies in x, not in a prefix or suffix). */
+template <typename T, typename Idx>
+__device__ __forceinline__ float
+direct_tap(const convnd_conv_params &p, const T *xs, Idx xc, const T *wp, Idx wc, float acc,
+           bool prologue, const direct_prologue_args &pa, Idx n, Idx ci0, Idx i0, Idx i1, Idx i2) {
+    const Idx cin_g = (Idx)p.cin_g;
+    if (!prologue) {
+        for (Idx cl = 0; cl < cin_g; ++cl)
+            acc = fmaf(conv_load(xs, cl * xc), conv_load(wp, cl * wc), acc);
+        return acc;
+    }
+    prologue_operands o;
+    o.r = prologue_r_at<Idx>(p, pa.r, n, i0, i1, i2);
+    for (Idx cl = 0; cl < cin_g; ++cl) {
+        prologue_ab_at<Idx>(p, pa.a, pa.b, n, ci0 + cl, o);
+        const float v = conv_prologue_apply<T>(p.prologue, conv_load(xs, cl * xc), o);
+        acc = fmaf(v, conv_load(wp, cl * wc), acc);
+    }
+    return acc;
+}
 
 /* Forward (SPEC §2) accumulator of output (n, co, o). */
 template <typename T, typename Idx>
 __device__ __forceinline__ float
 direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T *__restrict__ w,
                    const T *__restrict__ prefix, const T *__restrict__ suffix,
-                   const conv_out_index<Idx> &at) {
+                   const direct_prologue_args &pa, const conv_out_index<Idx> &at) {
     const Idx cin_g = (Idx)p.cin_g;
     const Idx ci0 = (at.c / (Idx)p.cout_g) * cin_g; /* first input channel of co's group */
     const Idx w_c = at.c * (Idx)p.ws[0];
@@ -40,8 +70,9 @@ direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T
                 const io_axis_tap<T, Idx> xp =
                     io_axis_input_tap<T, Idx>(p, x, prefix, suffix, at.n, ci0, i0, i1, i2);
                 const T *wp = w + w_c + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
-                for (Idx cl = 0; cl < cin_g; ++cl)
-                    acc = fmaf(conv_load(xp.at, cl * xp.c_stride), conv_load(wp, cl * ws_c), acc);
+                acc = direct_tap<T, Idx>(p, xp.at, xp.c_stride, wp, ws_c, acc,
+                                         p.prologue.num_steps > 0 && xp.in_x, pa, at.n, ci0, xp.i0,
+                                         xp.i1, xp.i2);
             }
         }
     }
@@ -53,7 +84,7 @@ direct_forward_acc(const convnd_conv_params &p, const T *__restrict__ x, const T
 template <typename T, typename Idx>
 __device__ __forceinline__ float
 direct_transposed_acc(const convnd_conv_params &p, const T *__restrict__ x, const T *__restrict__ w,
-                      const conv_out_index<Idx> &at) {
+                      const direct_prologue_args &pa, const conv_out_index<Idx> &at) {
     const Idx cin_g = (Idx)p.cin_g, cout_g = (Idx)p.cout_g;
     const Idx group = at.c / cout_g;
     const Idx ci0 = group * cin_g;
@@ -75,8 +106,8 @@ direct_transposed_acc(const convnd_conv_params &p, const T *__restrict__ x, cons
                     continue;
                 const T *xp = x + x_nc + conv_spatial_offset<Idx>(p.xs, i0, i1, i2);
                 const T *wp = w + w_c + conv_spatial_offset<Idx>(p.ws, k0, k1, k2);
-                for (Idx cl = 0; cl < cin_g; ++cl)
-                    acc = fmaf(conv_load(xp, cl * xs_c), conv_load(wp, cl * ws_c), acc);
+                acc = direct_tap<T, Idx>(p, xp, xs_c, wp, ws_c, acc, p.prologue.num_steps > 0, pa,
+                                         at.n, ci0, i0, i1, i2);
             }
         }
     }
@@ -89,19 +120,20 @@ template <typename T, typename Idx>
 __global__ void direct_conv_kernel(const convnd_conv_params p, const T *__restrict__ x,
                                    const T *__restrict__ w, const T *__restrict__ bias, const T *z,
                                    T *y, const T *__restrict__ prefix, const T *__restrict__ suffix,
-                                   T *__restrict__ state) {
+                                   T *__restrict__ state, const direct_prologue_args pa) {
     const Idx outputs = (Idx)p.y_numel, total = outputs + (Idx)p.state_numel;
     const Idx step = (Idx)gridDim.x * (Idx)blockDim.x;
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
          linear += step) {
         if (linear >= outputs) {
-            io_axis_state_element<T, Idx>(p, x, prefix, suffix, state, linear - outputs);
+            io_axis_state_element<T, Idx>(p, x, prefix, suffix, state, linear - outputs, pa.r, pa.a,
+                                          pa.b);
             continue;
         }
         const conv_out_index<Idx> at = conv_output_index<Idx>(p, linear);
         const float acc = p.mode == CONVND_TRANSPOSED
-                              ? direct_transposed_acc<T, Idx>(p, x, w, at)
-                              : direct_forward_acc<T, Idx>(p, x, w, prefix, suffix, at);
+                              ? direct_transposed_acc<T, Idx>(p, x, w, pa, at)
+                              : direct_forward_acc<T, Idx>(p, x, w, prefix, suffix, pa, at);
         const Idx y_off = conv_offset<Idx>(p.ys, at.n, at.c, at.o[0], at.o[1], at.o[2]);
         const Idx z_off = conv_offset<Idx>(p.zs, at.n, at.c, at.o[0], at.o[1], at.o[2]);
         conv_store(y, y_off, conv_epilogue<T, Idx>(p, acc, bias, z, at.c, z_off));
@@ -121,7 +153,8 @@ static convnd_status direct_launch_typed(const convnd_launch_args *a, int thread
     auto kernel = &direct_conv_kernel<T, Idx>;
     return convnd_launch(kernel, dim3((unsigned)blocks), dim3((unsigned)threads), 0, a->stream, p,
                          (const T *)a->x, (const T *)a->w, (const T *)a->bias, (const T *)a->z,
-                         (T *)a->y, (const T *)a->x_prefix, (const T *)a->x_suffix, (T *)a->state);
+                         (T *)a->y, (const T *)a->x_prefix, (const T *)a->x_suffix, (T *)a->state,
+                         direct_prologue_args{a->pro_r, a->pro_a, a->pro_b});
 }
 
 template <typename T>

@@ -54,6 +54,17 @@ convnd_status convnd_ref_wgrad_f64(const convnd_problem *p, const void *x, const
 convnd_status convnd_ref_wgrad(const convnd_problem *p, const void *x, const void *dy,
                                const void *z, void *dw);
 
+/* SPEC §15: x through p's input prologue, x̂ = P(x), step by step in f32 (tests/ref/prologue_ref.c):
+ * xhat (f32) is indexed like x (its span; a view's gaps keep x's values). r [N, I...], a and b
+ * ([C_in] or [N, C_in]) are the f32 operands, NULL for those no step reads. Padding, a prefix and
+ * a suffix are not x: the conv over x̂ is the prologue's conv. */
+convnd_status convnd_ref_prologue(const convnd_problem *p, const void *x, const float *r,
+                                  const float *a, const float *b, float *xhat);
+/* One element's chain: v through pro's steps with operands r, a, b, rounding to dt where a
+ * step says. */
+float convnd_ref_prologue_value(const convnd_prologue *pro, convnd_dtype dt, float v, float r,
+                                float a, float b);
+
 /* Largest |act'(v)| over all v for the supported activations (GELU's peak slope); multiply
  * y_mag by it when bounding an activated output's error. */
 #define CONVND_REF_ACT_MAX_SLOPE 1.13

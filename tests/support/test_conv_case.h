@@ -27,6 +27,9 @@ typedef struct test_conv_case {
     void *dx, *dw, *db, *dz, *dy; /* device */
     void *hy;                     /* y of the last run */
     double *ref, *mag;            /* exact result and magnitudes, indexed like y (y_span) */
+    /* input rounding of the kernel's x beyond the case's (0 by default): SPEC §15's chains
+     * that end unrounded multiply f32 values, the case's x holds them rounded to the dtype */
+    double u_in;
 } test_conv_case;
 
 /* Valid p only. Fills x, w, bias and z with seeded random values and computes the reference.
@@ -51,6 +54,13 @@ convnd_status test_case_run(test_conv_case *c, const char *spec);
 convnd_status test_case_run_io(test_conv_case *c, const convnd_problem *p, const char *spec,
                                const void *x_prefix, const void *x, const void *x_suffix,
                                void *state);
+
+/* SPEC §15: test_case_run_io for a p with an input prologue, its f32 operands given (device
+ * pointers, NULL for those no step reads); the case's x is then p's x through the prologue. */
+convnd_status test_case_run_prologue(test_conv_case *c, const convnd_problem *p, const char *spec,
+                                     const void *x_prefix, const void *x, const void *x_suffix,
+                                     void *state, const float *pro_r, const float *pro_a,
+                                     const float *pro_b);
 
 /* y of the last run against the reference: 1 when every element was written, is finite and
  * within test_tolerance, and a view's gaps were left alone; else 0 and msg names the first bad
