@@ -76,10 +76,11 @@ io_axis_input_tap(const convnd_conv_params &p, const T *x, const T *prefix, cons
 }
 
 /* State element `linear`: state[..., j, ...] = X[..., I_X - T_s + j, ...] along the io axis,
- * zero before X's start; for a position of x, the input prologue's value (SPEC §15; pro_r,
- * pro_a, pro_b: its operands, for a problem with one). The state has x's shape with T_s on that
+ * zero before X's start; with PROLOGUE (kernels that apply one; the others' code then has no
+ * trace of it), for a position of x the input prologue's value (SPEC §15; pro_r, pro_a, pro_b:
+ * its operands). The state has x's shape with T_s on that
  * axis and is enumerated row-major over its logical dims. */
-template <typename T, typename Idx>
+template <typename T, typename Idx, bool PROLOGUE = false>
 __device__ __forceinline__ void
 io_axis_state_element(const convnd_conv_params &p, const T *x, const T *prefix, const T *suffix,
                       T *state, Idx linear, const float *pro_r = nullptr,
@@ -100,7 +101,7 @@ io_axis_state_element(const convnd_conv_params &p, const T *x, const T *prefix, 
         const io_axis_tap<T, Idx> tap =
             io_axis_input_tap<T, Idx>(p, x, prefix, suffix, n, c, pos[0], pos[1], pos[2]);
         v = conv_load(tap.at, (Idx)0);
-        if (p.prologue.num_steps > 0 && tap.in_x) {
+        if (PROLOGUE && p.prologue.num_steps > 0 && tap.in_x) {
             prologue_operands o;
             o.r = prologue_r_at<Idx>(p, pro_r, n, tap.i0, tap.i1, tap.i2);
             prologue_ab_at<Idx>(p, pro_a, pro_b, n, c, o);

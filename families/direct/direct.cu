@@ -126,8 +126,8 @@ __global__ void direct_conv_kernel(const convnd_conv_params p, const T *__restri
     for (Idx linear = (Idx)blockIdx.x * (Idx)blockDim.x + (Idx)threadIdx.x; linear < total;
          linear += step) {
         if (linear >= outputs) {
-            io_axis_state_element<T, Idx>(p, x, prefix, suffix, state, linear - outputs, pa.r, pa.a,
-                                          pa.b);
+            io_axis_state_element<T, Idx, true>(p, x, prefix, suffix, state, linear - outputs, pa.r,
+                                                pa.a, pa.b);
             continue;
         }
         const conv_out_index<Idx> at = conv_output_index<Idx>(p, linear);
