@@ -67,8 +67,6 @@ convnd_status convnd_check_prologue(const convnd_problem *p, convnd_problem_size
 /* The operands a prologue's steps read: CONVND_PRO_READS_* bits. */
 enum { CONVND_PRO_READS_R = 1, CONVND_PRO_READS_A = 2, CONVND_PRO_READS_B = 4 };
 int32_t convnd_prologue_operands(const convnd_prologue *pro);
-/* "div_r", "mul_r", ... ("?" for a value that is not an op). */
-const char *convnd_prologue_op_name(convnd_prologue_op op);
 
 /* convnd_validate that also returns the derived sizes (s may not be NULL). */
 convnd_status convnd_problem_check(const convnd_problem *p, convnd_problem_sizes *s);

@@ -29,26 +29,6 @@ int32_t convnd_prologue_operands(const convnd_prologue *pro) {
     return bits;
 }
 
-const char *convnd_prologue_op_name(convnd_prologue_op op) {
-    switch (op) {
-    case CONVND_PRO_DIV_R:
-        return "div_r";
-    case CONVND_PRO_MUL_R:
-        return "mul_r";
-    case CONVND_PRO_MUL_SCALAR:
-        return "mul_scalar";
-    case CONVND_PRO_MUL_A:
-        return "mul_a";
-    case CONVND_PRO_ADD_B:
-        return "add_b";
-    case CONVND_PRO_FMA_AB:
-        return "fma_ab";
-    case CONVND_PRO_ACT:
-        return "act";
-    }
-    return "?";
-}
-
 static convnd_status check_step(const convnd_prologue_step *st, int32_t i) {
     if (st->op < CONVND_PRO_DIV_R || st->op > CONVND_PRO_ACT)
         return convnd_error(CONVND_ERR_INVALID_ARGUMENT,
